@@ -1,0 +1,117 @@
+// The Perfmarker section of an .atp file (spec §6.2) and the standalone .clperfmarker /
+// .amdtperfmarker files: the one writer and the one reader of marker lines.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <istream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfmarker::atp {
+
+inline constexpr std::string_view kPerfmarkerSectionLine = "=====Perfmarker Output=====";
+inline constexpr std::string_view kDefaultGroup = "Default";
+
+enum class MarkerKind : uint8_t { Begin = 1, End = 2, EndEx = 3 };
+
+// ---- writing -------------------------------------------------------------------------------
+
+// Appends `raw` as one whitespace-free token: space -> &nbsp;, '&' -> &amp;, control bytes
+// (< 0x20, 0x7f) -> &#N;, the empty string -> &empty;. Other bytes (UTF-8 or not) pass as is.
+void appendEscapedToken(std::string& out, std::string_view raw);
+
+// Appends one marker line (ending in '\n') in the layout of spec §6.2, with escaped name and
+// group (also for EndEx, fixing the original quirk). An empty group means "Default". A non-empty
+// user string is appended as one more token `user=<escaped>` (our extension; see docs/format.md).
+// For End only `timestampNs` is used.
+void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
+                      std::string_view name = {}, std::string_view group = {},
+                      std::string_view userString = {});
+
+// Appends the thread-block header: "<tid>\n<count>\n".
+void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount);
+
+// ---- reading -------------------------------------------------------------------------------
+
+// Inverse of appendEscapedToken; also decodes the entities of the original writers
+// (&nbsp; &amp; &comma; &#35; &lt; &gt; &#64; and any &#N;). Unknown entities stay as they are.
+std::string unescapeToken(std::string_view token);
+// Same as unescapeToken, appending to `out` (no allocation when `out` has the capacity).
+void appendUnescapedToken(std::string& out, std::string_view token);
+
+struct Marker {
+    MarkerKind kind = MarkerKind::Begin;
+    uint64_t timestampNs = 0;
+    std::string name;        // Begin, EndEx
+    std::string group;       // Begin, EndEx
+    std::string userString;  // Begin, EndEx (empty when absent)
+    uint64_t line = 0;       // 1-based line number in the input
+};
+
+// Receives what the parser finds, in file order.
+class PerfmarkerListener {
+public:
+    virtual ~PerfmarkerListener() = default;
+    virtual void onThread(uint64_t tid, uint64_t declaredCount) = 0;
+    virtual void onMarker(uint64_t tid, const Marker& marker) = 0;
+    // `message` has no "line N: " prefix (e.g. "unbalanced perf markers in thread 7: ...").
+    virtual void onWarning(uint64_t line, const std::string& message) { (void)line; (void)message; }
+};
+
+// True for "=====Perfmarker Output=====" and the legacy spellings of spec §1.1 (also with a
+// leading "AMD ").
+bool isPerfmarkerSectionLine(std::string_view line);
+
+// Line-by-line parser of the body of a Perfmarker section (the lines after the section line).
+// Feed lines without their '\n'; call finish() at the end of the section (the parser is then
+// ready for another section). Lines are split on whitespace, never on columns. Blank lines and
+// "ProfilerVersion=" lines are skipped and do not count toward a block's line count. Tokens after
+// the group are joined to it with single spaces (old writers did not escape group spaces), except
+// a last token "user=<escaped>". Begin/End imbalance within a thread block is a warning.
+class PerfmarkerSectionParser {
+public:
+    explicit PerfmarkerSectionParser(PerfmarkerListener& listener) : m_listener(listener) {}
+    // Returns false and sets `error` ("line N: expected ..., got ...") on malformed input.
+    bool feedLine(std::string_view line, uint64_t lineNumber, std::string& error);
+    // Returns false when the last thread block is shorter than its count.
+    bool finish(uint64_t lineNumber, std::string& error);
+
+private:
+    enum class State { ExpectTid, ExpectCount, InBlock };
+    bool feedTid(std::string_view text, uint64_t lineNumber, std::string& error);
+    bool feedCount(std::string_view text, uint64_t lineNumber, std::string& error);
+    bool feedMarker(std::string_view text, uint64_t lineNumber, std::string& error);
+    void trackBalance(uint64_t lineNumber);
+    void closeBlock(uint64_t lineNumber);
+
+    PerfmarkerListener& m_listener;
+    State m_state = State::ExpectTid;
+    uint64_t m_tid = 0;
+    uint64_t m_remaining = 0;
+    uint64_t m_count = 0;  // declared line count of the current block
+    uint64_t m_depth = 0;  // open Begin markers in the current block
+    Marker m_marker;       // reused for every line, so its strings keep their capacity
+};
+
+struct ThreadMarkers {
+    uint64_t tid = 0;
+    std::vector<Marker> markers;
+};
+
+struct PerfmarkerFile {
+    std::vector<ThreadMarkers> threads;  // one per thread block, in file order
+    std::vector<std::string> warnings;  // "line N: ..." (e.g. unbalanced markers)
+};
+
+// Reads a whole .clperfmarker / .amdtperfmarker file (section line first, blank lines and
+// "ProfilerVersion=" lines skipped). Returns false with `error` = "<name>:<line>: <what>".
+// Another Perfmarker section line continues the section; a section line of another kind
+// ("=====...=====") ends it and the rest of the input is not read.
+bool readPerfmarkerFile(std::istream& in, std::string_view name, PerfmarkerFile& out,
+                        std::string& error);
+bool readPerfmarkerFile(const std::string& path, PerfmarkerFile& out, std::string& error);
+
+}  // namespace perfmarker::atp

@@ -1,0 +1,192 @@
+#include "markers/marker_core.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <vector>
+
+#include "atp/perfmarker_section.h"
+
+namespace perfmarker::markers {
+namespace {
+
+constexpr size_t kWriteBatch = size_t{1} << 20;
+
+// Turns the recorder's records into the Perfmarker section text, written in batches.
+class SectionWriter final : public record::RecordVisitor {
+public:
+    explicit SectionWriter(int fd) : m_fd(fd) {
+        m_buffer.reserve(kWriteBatch + 4096);
+        m_buffer.append(atp::kPerfmarkerSectionLine);
+        m_buffer.push_back('\n');
+    }
+
+    void onThread(uint64_t tid, uint64_t recordCount) override {
+        endThread();
+        m_tid = tid;
+        atp::appendThreadHeader(m_buffer, tid, recordCount);
+    }
+
+    void onRecord(const record::RecordView& r) override {
+        const auto kind = static_cast<atp::MarkerKind>(r.kind);
+        atp::appendMarkerLine(m_buffer, kind, r.time, r.str0, r.str1, r.str2);
+        if (kind == atp::MarkerKind::Begin) {
+            ++m_depth;
+        } else if (m_depth > 0) {
+            --m_depth;
+        }
+        if (m_buffer.size() >= kWriteBatch) drain();
+    }
+
+    bool finish() {
+        endThread();
+        drain();
+        return m_error.empty();
+    }
+    const std::string& error() const { return m_error; }
+    const std::vector<uint64_t>& unbalancedThreads() const { return m_unbalanced; }
+
+private:
+    void endThread() {
+        if (m_depth != 0) m_unbalanced.push_back(m_tid);
+        m_depth = 0;
+    }
+    void drain() {
+        const char* p = m_buffer.data();
+        size_t n = m_buffer.size();
+        while (n > 0 && m_error.empty()) {
+            ssize_t w = ::write(m_fd, p, n);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) {
+                m_error = std::strerror(errno);
+                break;
+            }
+            p += w;
+            n -= static_cast<size_t>(w);
+        }
+        m_buffer.clear();
+    }
+
+    int m_fd;
+    std::string m_buffer;
+    std::string m_error;
+    uint64_t m_tid = 0;
+    uint64_t m_depth = 0;
+    std::vector<uint64_t> m_unbalanced;
+};
+
+}  // namespace
+
+MarkerCore::~MarkerCore() = default;
+
+int MarkerCore::initialize() {
+    std::lock_guard<std::mutex> lock(m_lifecycleMutex);
+    const int state = m_state.load();
+    if (state == kDone) return kFinalized;
+    if (state == kRecording) return kSuccess;
+    record::SessionResult session = record::readSession(m_env);
+    if (session.status == record::SessionStatus::Absent) return kNotDetected;
+    if (session.status == record::SessionStatus::Invalid) {
+        std::fprintf(stderr, "perfmarker: invalid session: %s\n", session.error.c_str());
+        return m_flavor.invalidSessionCode;
+    }
+    m_config = session.config;
+    m_initPid = static_cast<long>(getpid());
+    record::RecorderOptions options;
+    options.mode = m_config.mode;
+    options.intervalMs = m_config.intervalMs;
+    options.fragmentDir = m_config.tempDir.empty()
+                              ? record::directoryOf(record::expandPid(m_config.outputBase, m_initPid))
+                              : m_config.tempDir;
+    options.fragmentTag = m_flavor.extension;
+    options.maxMemoryBytes = size_t{m_config.maxMemoryMb} << 20;
+    m_recorder = std::make_unique<record::Recorder>(options);
+    m_state.store(kRecording, std::memory_order_release);
+    return kSuccess;
+}
+
+std::string MarkerCore::outputPath() const {
+    const long pid = static_cast<long>(getpid());
+    std::string base = record::expandPid(m_config.outputBase, pid);
+    // A forked child writes its own file even when the base has no ___PID___.
+    if (pid != m_initPid && base == m_config.outputBase) base += "." + std::to_string(pid);
+    return base + "." + m_flavor.extension;
+}
+
+int MarkerCore::endEx(const char* name, const char* group, const char* userString) {
+    if (m_state.load(std::memory_order_acquire) != kRecording) return stateCode();
+    const uint64_t ticks = m_recorder->now();
+    const std::string_view n = view(name);
+    const std::string_view g = view(group);
+    const bool defaultGroup = g.empty() || g == atp::kDefaultGroup;
+    if (n.empty() && !defaultGroup) return kNullName;
+    record::ThreadLog* log = m_recorder->threadLog();
+    if (log == nullptr) return kOutOfMemory;
+    if (log->userState == 0) return kUnbalanced;
+    const std::string_view u = view(userString);
+    const bool plainEnd = n.empty() && u.empty();
+    const auto kind = plainEnd ? record::RecordKind::MarkerEnd : record::RecordKind::MarkerEndEx;
+    if (!m_recorder->append(log, kind, ticks, plainEnd ? std::string_view() : n,
+                            plainEnd ? std::string_view() : g, u)) {
+        return appendFailureCode();
+    }
+    --log->userState;
+    return kSuccess;
+}
+
+void MarkerCore::flush() {
+    std::lock_guard<std::mutex> lock(m_lifecycleMutex);
+    if (m_state.load() == kRecording) m_recorder->flushNow();
+}
+
+int MarkerCore::finalize() {
+    std::lock_guard<std::mutex> lock(m_lifecycleMutex);
+    const int state = m_state.load();
+    if (state == kNotInitialized) return kUninitialized;
+    if (state == kDone) return kFinalized;
+    m_state.store(kDone, std::memory_order_release);
+    std::string error;
+    m_recorder->stop(error);  // a fragment failure keeps the data in memory: still written below
+    const std::string path = outputPath();
+    if (!writeOutput(path, error)) {
+        std::fprintf(stderr, "perfmarker: cannot write %s: %s\n", path.c_str(), error.c_str());
+        return kFailedToOpenOutput;
+    }
+    m_recorder->removeFragments();
+    return kSuccess;
+}
+
+bool MarkerCore::writeOutput(const std::string& path, std::string& error) {
+    // Write to a temporary name and rename: a reader never sees half a file.
+    const std::string temp = path + ".tmp" + std::to_string(getpid());
+    int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        error = std::strerror(errno);
+        return false;
+    }
+    SectionWriter writer(fd);
+    bool ok = m_recorder->collect(writer, error);
+    ok = writer.finish() && ok;
+    if (!writer.error().empty()) error = writer.error();
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        error = std::strerror(errno);
+    }
+    if (ok && std::rename(temp.c_str(), path.c_str()) != 0) {
+        ok = false;
+        error = std::strerror(errno);
+    }
+    if (!ok) {
+        unlink(temp.c_str());
+        return false;
+    }
+    for (uint64_t tid : writer.unbalancedThreads()) {
+        std::fprintf(stderr, "perfmarker: [Thread %llu] Unbalanced PerfMarker detected.\n",
+                     static_cast<unsigned long long>(tid));
+    }
+    return true;
+}
+
+}  // namespace perfmarker::markers

@@ -1,0 +1,108 @@
+// The marker state machine and hot path shared by CLPerfMarker and ActivityLogger. The two C
+// facades differ only in their codes, file extension and a few names (Flavor).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "record/recorder.h"
+#include "record/session.h"
+
+namespace perfmarker::markers {
+
+// Return codes: 0..-8 are the same numbers in both APIs (spec §10).
+enum Code : int {
+    kSuccess = 0,
+    kUninitialized = -1,
+    kFinalized = -2,
+    kUnbalanced = -3,
+    kNotDetected = -4,
+    kNullName = -5,
+    kInternalError = -6,
+    kOutOfMemory = -7,
+    kFailedToOpenOutput = -8,
+};
+
+struct Flavor {
+    const char* extension;  // "clperfmarker" or "amdtperfmarker"
+    int invalidSessionCode;  // AP_INTERNAL_ERROR or AL_GPU_PROFILER_MISMATCH
+};
+inline constexpr Flavor kCLPerfMarker{"clperfmarker", kInternalError};
+inline constexpr Flavor kActivityLogger{"amdtperfmarker", -12};
+
+class MarkerCore {
+public:
+    explicit MarkerCore(Flavor flavor, record::EnvLookup env = nullptr)
+        : m_flavor(flavor), m_env(env) {}
+    ~MarkerCore();
+
+    int initialize();
+    int finalize();
+    // Flushes recorded markers to the fragments (at process exit without finalize).
+    void flush();
+
+    int begin(const char* name, const char* group, const char* userString) {
+        if (PERFMARKER_UNLIKELY(m_state.load(std::memory_order_acquire) != kRecording)) {
+            return stateCode();
+        }
+        if (PERFMARKER_UNLIKELY(name == nullptr)) return kNullName;
+        record::ThreadLog* log = m_recorder->threadLog();
+        if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
+        const uint64_t ticks = m_recorder->now();
+        if (PERFMARKER_UNLIKELY(!m_recorder->append(log, record::RecordKind::MarkerBegin, ticks,
+                                                    name, view(group), view(userString)))) {
+            return appendFailureCode();
+        }
+        ++log->userState;
+        return kSuccess;
+    }
+
+    int end() {
+        if (PERFMARKER_UNLIKELY(m_state.load(std::memory_order_acquire) != kRecording)) {
+            return stateCode();
+        }
+        const uint64_t ticks = m_recorder->now();
+        record::ThreadLog* log = m_recorder->threadLog();
+        if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
+        if (log->userState == 0) return kUnbalanced;
+        if (PERFMARKER_UNLIKELY(
+                !m_recorder->append(log, record::RecordKind::MarkerEnd, ticks))) {
+            return appendFailureCode();
+        }
+        --log->userState;
+        return kSuccess;
+    }
+
+    int endEx(const char* name, const char* group, const char* userString);
+
+    // For tests and benchmarks.
+    record::Recorder* recorder() { return m_recorder.get(); }
+    std::string outputPath() const;
+
+private:
+    enum State : int { kNotInitialized = 0, kRecording = 1, kDone = 2 };
+
+    static std::string_view view(const char* s) {
+        return s == nullptr ? std::string_view() : std::string_view(s, std::strlen(s));
+    }
+    int stateCode() const {
+        return m_state.load(std::memory_order_acquire) == kDone ? kFinalized : kUninitialized;
+    }
+    int appendFailureCode() const { return m_state.load() == kDone ? kFinalized : kOutOfMemory; }
+    bool writeOutput(const std::string& path, std::string& error);
+
+    const Flavor m_flavor;
+    const record::EnvLookup m_env;
+    std::atomic<int> m_state{kNotInitialized};
+    std::mutex m_lifecycleMutex;  // serializes initialize/finalize/flush (not the hot path)
+    std::unique_ptr<record::Recorder> m_recorder;
+    record::SessionConfig m_config;
+    long m_initPid = 0;
+};
+
+}  // namespace perfmarker::markers

@@ -1,0 +1,66 @@
+// One clock for the whole trace: CLOCK_MONOTONIC nanoseconds (the clock of the original tools,
+// and the one the tracing agents convert device times into). The hot path reads a raw tick
+// counter (rdtsc where the CPU has an invariant TSC, CLOCK_MONOTONIC otherwise); the writer
+// converts ticks to nanoseconds off the hot path with TickConverter.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <deque>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define PERFMARKER_HAVE_TSC 1
+#else
+#define PERFMARKER_HAVE_TSC 0
+#endif
+
+namespace perfmarker::record {
+
+// CLOCK_MONOTONIC in nanoseconds: the trace clock.
+inline uint64_t monotonicNs() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// True when ticks come from an invariant TSC (decided once, at first use).
+bool ticksAreTsc();
+
+// Raw ticks of the hot path: TSC when invariant, else CLOCK_MONOTONIC nanoseconds.
+inline uint64_t readTicks(bool useTsc) {
+#if PERFMARKER_HAVE_TSC
+    if (useTsc) return __rdtsc();
+#endif
+    (void)useTsc;
+    return monotonicNs();
+}
+
+// Converts ticks into trace-clock nanoseconds by piecewise-linear interpolation between
+// calibration points (tick, ns) taken by the writer thread. The mapping is continuous and
+// monotonic, so per-thread order survives conversion. Owned by one thread (the writer).
+class TickConverter {
+public:
+    // Points closer than `minSpacingNs` are not kept, so segments stay long enough for an
+    // accurate rate; old points are dropped beyond kMaxPoints.
+    explicit TickConverter(bool useTsc, uint64_t minSpacingNs = 1000000);
+    // Takes a calibration point now; call before converting ticks read up to now.
+    void calibrate();
+    uint64_t toNs(uint64_t ticks);
+    bool useTsc() const { return m_useTsc; }
+
+private:
+    struct Point {
+        uint64_t ticks;
+        uint64_t ns;
+    };
+    Point samplePoint() const;
+    static uint64_t interpolate(const Point& a, const Point& b, uint64_t ticks);
+
+    static constexpr size_t kMaxPoints = 4096;
+    bool m_useTsc;
+    uint64_t m_minSpacingNs;
+    std::deque<Point> m_points;  // increasing in both fields; bounded
+};
+
+}  // namespace perfmarker::record

@@ -1,0 +1,66 @@
+// Binary records: what a thread writes on the hot path, and what per-thread fragment files
+// hold (timestamps already converted to trace-clock nanoseconds by the writer).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace perfmarker::record {
+
+// Record kinds. Markers use the values of atp::MarkerKind.
+enum class RecordKind : uint32_t { MarkerBegin = 1, MarkerEnd = 2, MarkerEndEx = 3 };
+
+// Fixed-size header; up to three strings follow, padded together to 8 bytes.
+struct RecordHeader {
+    uint64_t time;  // raw ticks while in a thread's chunk; nanoseconds once converted
+    uint32_t kind;
+    uint32_t len0;
+    uint32_t len1;
+    uint32_t len2;
+};
+static_assert(sizeof(RecordHeader) == 24, "records are 24 bytes plus their string bytes");
+static_assert(alignof(RecordHeader) == 8, "records are 8-byte aligned");
+
+constexpr size_t recordSize(size_t len0, size_t len1, size_t len2) {
+    return sizeof(RecordHeader) + ((len0 + len1 + len2 + 7) & ~size_t{7});
+}
+
+// A record as read back (views into the chunk or fragment bytes).
+struct RecordView {
+    uint64_t time = 0;
+    RecordKind kind = RecordKind::MarkerBegin;
+    std::string_view str0, str1, str2;
+};
+
+// Decodes the record at `p` (with `avail` bytes left). Returns its size, or 0 when the bytes
+// do not hold a whole, plausible record (a truncated or corrupt fragment).
+inline size_t decodeRecord(const unsigned char* p, size_t avail, RecordView& out) {
+    if (avail < sizeof(RecordHeader)) return 0;
+    RecordHeader h;
+    std::memcpy(&h, p, sizeof h);
+    if (h.kind < 1 || h.kind > 3) return 0;
+    uint64_t strings = uint64_t{h.len0} + h.len1 + h.len2;
+    if (strings > avail) return 0;
+    size_t size = recordSize(h.len0, h.len1, h.len2);
+    if (size > avail) return 0;
+    const char* s = reinterpret_cast<const char*>(p + sizeof h);
+    out.time = h.time;
+    out.kind = static_cast<RecordKind>(h.kind);
+    out.str0 = {s, h.len0};
+    out.str1 = {s + h.len0, h.len1};
+    out.str2 = {s + h.len0 + h.len1, h.len2};
+    return size;
+}
+
+// Fragment file: this header, then records back to back.
+struct FragmentHeader {
+    char magic[8];  // kFragmentMagic
+    uint64_t pid;
+    uint64_t tid;
+};
+inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '1'};
+static_assert(sizeof(FragmentHeader) == 24, "fragment header layout");
+
+}  // namespace perfmarker::record

@@ -1,0 +1,186 @@
+// The per-thread recorder.
+//
+// Hot path (Recorder::threadLog + Recorder::append, inline below): the calling thread writes a
+// fixed-size header and the copied string bytes at the cursor of a chunk it alone owns, then
+// publishes the new cursor with a release store. No lock, no allocation, no system call.
+//
+// When a chunk is full the thread seals it, hands it to the writer through a lock-free queue
+// (moodycamel, producer token) and takes a recycled chunk from the pool. The writer thread
+// converts tick timestamps to trace-clock nanoseconds in place and, in timeout mode, appends
+// the bytes to the thread's fragment file (so a crash keeps what was flushed), or in cached
+// mode keeps them in memory. Every interval it also flushes the committed part of each
+// thread's current chunk.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <concurrentqueue/blockingconcurrentqueue.h>
+
+#include "record/clock.h"
+#include "record/record_format.h"
+#include "record/session.h"
+
+#if defined(__GNUC__)
+#define PERFMARKER_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PERFMARKER_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PERFMARKER_LIKELY(x) (x)
+#define PERFMARKER_UNLIKELY(x) (x)
+#endif
+
+namespace perfmarker::record {
+
+struct RecorderOptions {
+    FlushMode mode = FlushMode::Timeout;
+    uint32_t intervalMs = 100;
+    std::string fragmentDir;   // timeout mode: where per-thread fragments go
+    std::string fragmentTag;   // fragment file tag, e.g. "clperfmarker"
+    size_t chunkBytes = 64 * 1024;
+    size_t maxMemoryBytes = size_t{1024} << 20;
+    size_t preallocatedChunks = 8;
+};
+
+struct SharedState;
+struct ThreadLog;
+
+// A block of record bytes owned by one thread at a time. The header is padded to a cache line
+// so the data never shares a line with another chunk's header.
+struct alignas(64) Chunk {
+    std::atomic<uint32_t> committed{0};  // bytes of whole records (release by the owner)
+    uint32_t capacity = 0;
+    uint64_t seq = 0;          // position in the owner's chunk sequence
+    ThreadLog* owner = nullptr;
+    bool oversize = false;     // holds one record larger than a pooled chunk; freed, not pooled
+    uint32_t processed = 0;    // writer only: bytes already converted and flushed
+    unsigned char* data() { return reinterpret_cast<unsigned char*>(this) + sizeof(Chunk); }
+};
+
+// One thread's log in one recorder. The first block is touched only by the owning thread.
+struct ThreadLog {
+    // -- owner thread only --
+    unsigned char* base = nullptr;  // data of the current chunk
+    uint32_t cursor = 0;
+    uint32_t limit = 0;
+    Chunk* chunk = nullptr;
+    uint64_t nextSeq = 0;
+    uint64_t userState = 0;  // free for the caller (the marker core keeps the nesting depth)
+    std::unique_ptr<moodycamel::ProducerToken> token;  // for handing full chunks over
+    SharedState* state = nullptr;
+
+    // -- shared --
+    std::atomic<Chunk*> current{nullptr};  // published after the previous chunk was queued
+    std::atomic<bool> exited{false};
+    uint64_t tid = 0;
+    uint64_t serial = 0;
+
+    // -- writer only (under SharedState::flushMutex) --
+    struct WriterSide;
+    std::unique_ptr<WriterSide> writer;
+
+    ThreadLog();
+    ~ThreadLog();
+};
+
+// What finalize hands to its consumer, one thread id at a time, in increasing tid order.
+class RecordVisitor {
+public:
+    virtual ~RecordVisitor() = default;
+    virtual void onThread(uint64_t tid, uint64_t recordCount) = 0;
+    virtual void onRecord(const RecordView& record) = 0;
+};
+
+class Recorder {
+public:
+    explicit Recorder(RecorderOptions options);
+    ~Recorder();  // only when no thread uses the recorder any more
+    Recorder(const Recorder&) = delete;
+    Recorder& operator=(const Recorder&) = delete;
+
+    bool useTsc() const { return m_useTsc; }
+    uint64_t now() const { return readTicks(m_useTsc); }
+
+    // The calling thread's log (registered on first use). Null only when out of memory.
+    ThreadLog* threadLog() {
+        if (PERFMARKER_LIKELY(t_cache.recorderId == m_id.load(std::memory_order_relaxed))) {
+            return t_cache.log;
+        }
+        return threadLogSlow();
+    }
+
+    // Appends one record. Returns false only when no memory can be had (or after stop()).
+    bool append(ThreadLog* log, RecordKind kind, uint64_t ticks, std::string_view s0 = {},
+                std::string_view s1 = {}, std::string_view s2 = {}) {
+        const size_t need = recordSize(s0.size(), s1.size(), s2.size());
+        if (PERFMARKER_UNLIKELY(log->cursor + need > log->limit)) {
+            if (!rotate(log, need)) return false;
+        }
+        unsigned char* p = log->base + log->cursor;
+        const RecordHeader h{ticks, static_cast<uint32_t>(kind), static_cast<uint32_t>(s0.size()),
+                             static_cast<uint32_t>(s1.size()), static_cast<uint32_t>(s2.size())};
+        std::memcpy(p, &h, sizeof h);
+        p += sizeof h;
+        if (!s0.empty()) std::memcpy(p, s0.data(), s0.size());
+        if (!s1.empty()) std::memcpy(p + s0.size(), s1.data(), s1.size());
+        if (!s2.empty()) std::memcpy(p + s0.size() + s1.size(), s2.data(), s2.size());
+        log->cursor += static_cast<uint32_t>(need);
+        publish(log);
+        return true;
+    }
+
+    // Stops the writer and flushes every committed record (into fragments or memory).
+    // Records appended concurrently with or after stop() may be dropped; none is torn.
+    // Returns false with `error` when a fragment could not be written (the data is then kept
+    // in memory and still delivered by collect()).
+    bool stop(std::string& error);
+
+    // After stop(): delivers every record grouped by thread id (in increasing order). Returns
+    // false with `error` when a fragment could not be read back.
+    bool collect(RecordVisitor& visitor, std::string& error);
+
+    // After a successful collect() and output: deletes this process's fragment files.
+    void removeFragments();
+
+    // Test hooks.
+    size_t allocatedBytes() const;
+    size_t threadCount() const;
+    bool degraded() const;  // a fragment write failed; records are kept in memory
+
+    // The writer's flush of all threads' committed records, as the interval timer does it.
+    void flushNow();
+
+private:
+    struct TlsCache {
+        uint64_t recorderId;
+        ThreadLog* log;
+    };
+    static thread_local TlsCache t_cache __attribute__((tls_model("initial-exec")));
+
+    ThreadLog* threadLogSlow();
+    bool rotate(ThreadLog* log, size_t need);
+    static void publish(ThreadLog* log) {
+        log->chunk->committed.store(log->cursor, std::memory_order_release);
+    }
+    void startWriter();
+    void writerLoop(SharedState* state);
+    void resetInChild();
+    static void forkPrepare();
+    static void forkParent();
+    static void forkChild();
+
+    RecorderOptions m_options;
+    bool m_useTsc;
+    std::atomic<uint64_t> m_id;
+    std::atomic<SharedState*> m_state;
+};
+
+}  // namespace perfmarker::record
