@@ -1,8 +1,6 @@
-// The ActivityLogger C API: a thin facade over one process-wide MarkerCore plus the profiling
-// control of the loaded agents.
+// The ActivityLogger C API: a thin facade over the process-wide marker core, plus the
+// profiling control of the loaded tracing agents.
 #include "ActivityLogger.h"
-
-#include <cstdlib>
 
 #include "markers/marker_core.h"
 #include "markers/profile_control.h"
@@ -11,39 +9,45 @@ namespace {
 
 using perfmarker::markers::MarkerCore;
 
-// Never destroyed: threads may still call in while the process exits.
-MarkerCore& core() {
-    static MarkerCore* instance = new MarkerCore(perfmarker::markers::kActivityLogger);
-    return *instance;
+perfmarker::markers::GlobalCore g_core(perfmarker::markers::kActivityLogger);
+
+// Out of line so the idle path of the exported functions needs no stack frame; reached by a
+// tail jump when recording.
+[[gnu::noinline]] int recordBegin(MarkerCore* core, const char* name, const char* group,
+                                  const char* userString) {
+    return core->recordBegin(name, group, userString);
 }
+[[gnu::noinline]] int recordEnd(MarkerCore* core) { return core->recordEnd(); }
 
 }  // namespace
 
 extern "C" {
 
 AL_EXPORT int AL_API_CALL amdtInitializeActivityLogger(void) {
-    const int code = core().initialize();
-    static bool registered = false;
-    if (code == AL_SUCCESS && !registered) {
-        registered = true;
-        std::atexit([] { core().flush(); });  // exit without finalize keeps the fragments
-    }
-    return code;
+    return g_core.initialize([] { g_core.flushAtExit(); });
 }
 
 AL_EXPORT int AL_API_CALL amdtBeginMarker(const char* szMarkerName, const char* szGroupName,
                                           const char* szUserString) {
-    return core().begin(szMarkerName, szGroupName, szUserString);
+    MarkerCore* core = g_core.get();
+    if (PERFMARKER_UNLIKELY(!MarkerCore::isRecording(core))) return MarkerCore::idleCode(core);
+    return recordBegin(core, szMarkerName, szGroupName, szUserString);
 }
 
-AL_EXPORT int AL_API_CALL amdtEndMarker(void) { return core().end(); }
+AL_EXPORT int AL_API_CALL amdtEndMarker(void) {
+    MarkerCore* core = g_core.get();
+    if (PERFMARKER_UNLIKELY(!MarkerCore::isRecording(core))) return MarkerCore::idleCode(core);
+    return recordEnd(core);
+}
 
 AL_EXPORT int AL_API_CALL amdtEndMarkerEx(const char* szMarkerName, const char* szGroupName,
                                           const char* szUserString) {
-    return core().endEx(szMarkerName, szGroupName, szUserString);
+    MarkerCore* core = g_core.get();
+    if (!MarkerCore::isRecording(core)) return MarkerCore::idleCode(core);
+    return core->recordEndEx(szMarkerName, szGroupName, szUserString);
 }
 
-AL_EXPORT int AL_API_CALL amdtFinalizeActivityLogger(void) { return core().finalize(); }
+AL_EXPORT int AL_API_CALL amdtFinalizeActivityLogger(void) { return g_core.finalize(); }
 
 AL_EXPORT int AL_API_CALL amdtStopProfiling(amdtProfilingControlMode mode) {
     return perfmarker::markers::controlProfiling(mode, true);

@@ -1,7 +1,5 @@
-// The CLPerfMarker C API: a thin facade over one process-wide MarkerCore.
+// The CLPerfMarker C API: a thin facade over the process-wide marker core.
 #include "CLPerfMarker.h"
-
-#include <cstdlib>
 
 #include "markers/marker_core.h"
 
@@ -9,32 +7,35 @@ namespace {
 
 using perfmarker::markers::MarkerCore;
 
-// Never destroyed: threads may still call in while the process exits.
-MarkerCore& core() {
-    static MarkerCore* instance = new MarkerCore(perfmarker::markers::kCLPerfMarker);
-    return *instance;
+perfmarker::markers::GlobalCore g_core(perfmarker::markers::kCLPerfMarker);
+
+// Out of line so the idle path of the exported functions needs no stack frame; reached by a
+// tail jump when recording.
+[[gnu::noinline]] int recordBegin(MarkerCore* core, const char* name, const char* group) {
+    return core->recordBegin(name, group, nullptr);
 }
+[[gnu::noinline]] int recordEnd(MarkerCore* core) { return core->recordEnd(); }
 
 }  // namespace
 
 extern "C" {
 
 AP_EXPORT int AP_API_CALL clInitializePerfMarkerAMD(void) {
-    const int code = core().initialize();
-    static bool registered = false;
-    if (code == AP_SUCCESS && !registered) {
-        registered = true;
-        std::atexit([] { core().flush(); });  // exit without finalize keeps the fragments
-    }
-    return code;
+    return g_core.initialize([] { g_core.flushAtExit(); });
 }
 
 AP_EXPORT int AP_API_CALL clBeginPerfMarkerAMD(const char* szMarkerName, const char* szGroupName) {
-    return core().begin(szMarkerName, szGroupName, nullptr);
+    MarkerCore* core = g_core.get();
+    if (PERFMARKER_UNLIKELY(!MarkerCore::isRecording(core))) return MarkerCore::idleCode(core);
+    return recordBegin(core, szMarkerName, szGroupName);
 }
 
-AP_EXPORT int AP_API_CALL clEndPerfMarkerAMD(void) { return core().end(); }
+AP_EXPORT int AP_API_CALL clEndPerfMarkerAMD(void) {
+    MarkerCore* core = g_core.get();
+    if (PERFMARKER_UNLIKELY(!MarkerCore::isRecording(core))) return MarkerCore::idleCode(core);
+    return recordEnd(core);
+}
 
-AP_EXPORT int AP_API_CALL clFinalizePerfMarkerAMD(void) { return core().finalize(); }
+AP_EXPORT int AP_API_CALL clFinalizePerfMarkerAMD(void) { return g_core.finalize(); }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "atp/perfmarker_section.h"
@@ -81,6 +82,21 @@ private:
 
 MarkerCore::~MarkerCore() = default;
 
+int GlobalCore::initialize(void (*atExit)()) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    MarkerCore* core = m_core.load(std::memory_order_relaxed);
+    if (core == nullptr) {
+        core = new MarkerCore(m_flavor);
+        m_core.store(core, std::memory_order_release);
+    }
+    const int code = core->initialize();
+    if (code == kSuccess && !m_atExitRegistered) {
+        m_atExitRegistered = true;
+        std::atexit(atExit);  // exit without finalize still flushes to the fragments
+    }
+    return code;
+}
+
 int MarkerCore::initialize() {
     std::lock_guard<std::mutex> lock(m_lifecycleMutex);
     const int state = m_state.load();
@@ -115,8 +131,7 @@ std::string MarkerCore::outputPath() const {
     return base + "." + m_flavor.extension;
 }
 
-int MarkerCore::endEx(const char* name, const char* group, const char* userString) {
-    if (m_state.load(std::memory_order_acquire) != kRecording) return stateCode();
+int MarkerCore::recordEndEx(const char* name, const char* group, const char* userString) {
     const uint64_t ticks = m_recorder->now();
     const std::string_view n = view(name);
     const std::string_view g = view(group);

@@ -46,26 +46,38 @@ public:
     // Flushes recorded markers to the fragments (at process exit without finalize).
     void flush();
 
+    // The hot path is split so that the idle case (no session, or not initialized) is one
+    // load and one branch with no stack frame: facades test isRecording() inline and call the
+    // record*() functions, which assume a recording state, out of line.
+    static bool isRecording(const MarkerCore* core) {
+        return core != nullptr && core->m_state.load(std::memory_order_acquire) == kRecording;
+    }
+    static int idleCode(const MarkerCore* core) {
+        return core == nullptr ? kUninitialized : core->stateCode();
+    }
+
     int begin(const char* name, const char* group, const char* userString) {
-        if (PERFMARKER_UNLIKELY(m_state.load(std::memory_order_acquire) != kRecording)) {
-            return stateCode();
-        }
+        return isRecording(this) ? recordBegin(name, group, userString) : stateCode();
+    }
+    int end() { return isRecording(this) ? recordEnd() : stateCode(); }
+    int endEx(const char* name, const char* group, const char* userString) {
+        return isRecording(this) ? recordEndEx(name, group, userString) : stateCode();
+    }
+
+    int recordBegin(const char* name, const char* group, const char* userString) {
         if (PERFMARKER_UNLIKELY(name == nullptr)) return kNullName;
         record::ThreadLog* log = m_recorder->threadLog();
         if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
         const uint64_t ticks = m_recorder->now();
-        if (PERFMARKER_UNLIKELY(!m_recorder->append(log, record::RecordKind::MarkerBegin, ticks,
-                                                    name, view(group), view(userString)))) {
+        if (PERFMARKER_UNLIKELY(!m_recorder->appendCStrings(log, record::RecordKind::MarkerBegin,
+                                                            ticks, name, group, userString))) {
             return appendFailureCode();
         }
         ++log->userState;
         return kSuccess;
     }
 
-    int end() {
-        if (PERFMARKER_UNLIKELY(m_state.load(std::memory_order_acquire) != kRecording)) {
-            return stateCode();
-        }
+    int recordEnd() {
         const uint64_t ticks = m_recorder->now();
         record::ThreadLog* log = m_recorder->threadLog();
         if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
@@ -78,7 +90,7 @@ public:
         return kSuccess;
     }
 
-    int endEx(const char* name, const char* group, const char* userString);
+    int recordEndEx(const char* name, const char* group, const char* userString);
 
     // For tests and benchmarks.
     record::Recorder* recorder() { return m_recorder.get(); }
@@ -103,6 +115,33 @@ private:
     std::unique_ptr<record::Recorder> m_recorder;
     record::SessionConfig m_config;
     long m_initPid = 0;
+};
+
+// The process-wide core behind one C facade. Constant-initialized, so the hot path's first
+// step is one load and one branch: no guard variable, no call.
+class GlobalCore {
+public:
+    constexpr explicit GlobalCore(const Flavor& flavor) : m_flavor(flavor) {}
+
+    // Null until the first initialize call.
+    MarkerCore* get() const { return m_core.load(std::memory_order_acquire); }
+
+    // Creates the core on first use; `atExit` (which should call flushAtExit) is registered
+    // once a session is detected.
+    int initialize(void (*atExit)());
+    int finalize() {
+        MarkerCore* core = get();
+        return core == nullptr ? kUninitialized : core->finalize();
+    }
+    void flushAtExit() {
+        if (MarkerCore* core = get()) core->flush();
+    }
+
+private:
+    const Flavor& m_flavor;
+    std::atomic<MarkerCore*> m_core{nullptr};  // never freed: threads may call during exit
+    std::mutex m_mutex;                        // guards creation and m_atExitRegistered
+    bool m_atExitRegistered = false;
 };
 
 }  // namespace perfmarker::markers

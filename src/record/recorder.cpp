@@ -71,7 +71,7 @@ ThreadLog::~ThreadLog() {
     if (writer && writer->fd >= 0) close(writer->fd);
 }
 
-thread_local Recorder::TlsCache Recorder::t_cache{0, nullptr};
+__thread Recorder::TlsCache Recorder::t_cache;
 
 namespace {
 

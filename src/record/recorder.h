@@ -137,6 +137,28 @@ public:
         return true;
     }
 
+    // As append(), for C strings (null means empty). Strings of up to kShortString bytes are
+    // measured and copied in one word-at-a-time pass; longer ones take append().
+    bool appendCStrings(ThreadLog* log, RecordKind kind, uint64_t ticks, const char* s0,
+                        const char* s1, const char* s2) {
+        if (PERFMARKER_LIKELY(log->limit - log->cursor >= kFastSpace)) {
+            unsigned char* p = log->base + log->cursor;
+            unsigned char* d = p + sizeof(RecordHeader);
+            const size_t n0 = copyShort(d, s0);
+            const size_t n1 = n0 == kTooLong ? kTooLong : copyShort(d + n0, s1);
+            const size_t n2 = n1 == kTooLong ? kTooLong : copyShort(d + n0 + n1, s2);
+            if (PERFMARKER_LIKELY(n2 != kTooLong)) {
+                const RecordHeader h{ticks, static_cast<uint32_t>(kind), static_cast<uint32_t>(n0),
+                                     static_cast<uint32_t>(n1), static_cast<uint32_t>(n2)};
+                std::memcpy(p, &h, sizeof h);
+                log->cursor += static_cast<uint32_t>(recordSize(n0, n1, n2));
+                publish(log);
+                return true;
+            }
+        }
+        return append(log, kind, ticks, cview(s0), cview(s1), cview(s2));
+    }
+
     // Stops the writer and flushes every committed record (into fragments or memory).
     // Records appended concurrently with or after stop() may be dropped; none is torn.
     // Returns false with `error` when a fragment could not be written (the data is then kept
@@ -159,11 +181,52 @@ public:
     void flushNow();
 
 private:
+    static constexpr size_t kShortString = 64;
+    static constexpr size_t kTooLong = ~size_t{0};
+    // Room for a header and three short strings written as whole words.
+    static constexpr uint32_t kFastSpace = sizeof(RecordHeader) + 3 * kShortString + 8;
+
+    static std::string_view cview(const char* s) {
+        return s == nullptr ? std::string_view() : std::string_view(s, std::strlen(s));
+    }
+
+    // Copies the NUL-terminated `src` to `dst` (which has kShortString + 8 writable bytes) and
+    // returns its length, or kTooLong when it is longer than kShortString. Reads whole 8-byte
+    // words, possibly past the terminator but never past the 64-byte window when that window
+    // lies within src's page (a page is mapped or not as a whole), else byte by byte.
+    __attribute__((no_sanitize("address", "thread"))) static size_t copyShort(unsigned char* dst,
+                                                                         const char* src) {
+        if (src == nullptr) return 0;
+        // Hide the object's bounds from the optimizer: the word reads below may pass the
+        // terminator on purpose (within the page), which is fine for the hardware.
+        asm("" : "+r"(src));
+        const auto addr = reinterpret_cast<uintptr_t>(src);
+        if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (addr & 4095) <= 4096 - kShortString) {
+            constexpr uint64_t kOnes = 0x0101010101010101ull;
+            constexpr uint64_t kHighs = 0x8080808080808080ull;
+            for (size_t i = 0; i < kShortString; i += 8) {
+                uint64_t w;
+                std::memcpy(&w, src + i, 8);
+                std::memcpy(dst + i, &w, 8);
+                const uint64_t zero = (w - kOnes) & ~w & kHighs;
+                if (zero != 0) return i + static_cast<size_t>(__builtin_ctzll(zero)) / 8;
+            }
+            return kTooLong;
+        }
+        for (size_t i = 0; i < kShortString; ++i) {
+            if (src[i] == '\0') return i;
+            dst[i] = static_cast<unsigned char>(src[i]);
+        }
+        return kTooLong;
+    }
+
     struct TlsCache {
         uint64_t recorderId;
         ThreadLog* log;
     };
-    static thread_local TlsCache t_cache __attribute__((tls_model("initial-exec")));
+    // __thread (not thread_local): a POD with no dynamic initialization, so access is a
+    // single %fs-relative load with no TLS wrapper call.
+    static __thread TlsCache t_cache __attribute__((tls_model("initial-exec")));
 
     ThreadLog* threadLogSlow();
     bool rotate(ThreadLog* log, size_t need);

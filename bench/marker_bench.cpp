@@ -1,0 +1,217 @@
+// Hot-path benchmarks of the marker libraries, side by side with the timestamp floor and with
+// the design of the original library. See docs/performance.md.
+//
+// The CLPerfMarker library runs under a session (timeout mode, files in a temporary
+// directory); the ActivityLogger library is never initialized, which is the "no session" case.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "ActivityLogger.h"
+#include "CLPerfMarker.h"
+#include "markers/marker_core.h"
+#include "record/clock.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace {
+
+std::string g_dir;
+
+const char* benchEnv(const char* name) {
+    static std::map<std::string, std::string> env;
+    if (env.empty()) {
+        env["PERFMARKER_OUTPUT"] = g_dir + "/core";
+        env["PERFMARKER_MODE"] = "timeout";
+    }
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+}
+
+long rssKb() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+long currentRssKb() {
+    long pages = 0, resident = 0;
+    FILE* f = std::fopen("/proc/self/statm", "r");
+    if (f != nullptr) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        std::fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// ---- the floor ---------------------------------------------------------------------------
+
+void BM_TwoClockGettime(benchmark::State& state) {
+    for (auto _ : state) {
+        timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        benchmark::DoNotOptimize(a);
+        benchmark::DoNotOptimize(b);
+    }
+}
+BENCHMARK(BM_TwoClockGettime);
+
+void BM_TwoRdtsc(benchmark::State& state) {
+    for (auto _ : state) {
+#if defined(__x86_64__) || defined(__i386__)
+        benchmark::DoNotOptimize(__rdtsc());
+        benchmark::DoNotOptimize(__rdtsc());
+#else
+        benchmark::DoNotOptimize(perfmarker::record::monotonicNs());
+        benchmark::DoNotOptimize(perfmarker::record::monotonicNs());
+#endif
+    }
+}
+BENCHMARK(BM_TwoRdtsc)->Threads(1)->Threads(2);
+
+// ---- perfmarker --------------------------------------------------------------------------
+
+void BM_PairWithSession(benchmark::State& state) {
+    for (auto _ : state) {
+        clBeginPerfMarkerAMD("DrawCall", "Render");
+        clEndPerfMarkerAMD();
+    }
+}
+BENCHMARK(BM_PairWithSession)->Threads(1)->Threads(2);
+
+void BM_PairWithoutSession(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(amdtBeginMarker("DrawCall", "Render", nullptr));
+        benchmark::DoNotOptimize(amdtEndMarker());
+    }
+}
+BENCHMARK(BM_PairWithoutSession);
+
+// ---- the original design: one global mutex, a map of per-thread streams, iostreams ------
+
+struct OriginalDesign {
+    std::mutex mutex;
+    std::map<long, std::ostringstream> streams;
+    std::map<long, int> depth;
+};
+OriginalDesign g_original;
+
+void originalBegin(const char* name, const char* group) {
+    std::lock_guard<std::mutex> lock(g_original.mutex);
+    long tid = syscall(SYS_gettid);
+    std::ostringstream& out = g_original.streams[tid];
+    out << std::left << std::setw(20) << "clBeginPerfMarker" << std::setw(50) << name
+        << std::setw(20) << perfmarker::record::monotonicNs() << "   " << group << '\n';
+    ++g_original.depth[tid];
+}
+
+void originalEnd() {
+    std::lock_guard<std::mutex> lock(g_original.mutex);
+    long tid = syscall(SYS_gettid);
+    std::ostringstream& out = g_original.streams[tid];
+    out << std::left << std::setw(20) << "clEndPerfMarker" << std::setw(20)
+        << perfmarker::record::monotonicNs() << '\n';
+    --g_original.depth[tid];
+}
+
+void BM_OriginalDesignPair(benchmark::State& state) {
+    for (auto _ : state) {
+        originalBegin("DrawCall", "Render");
+        originalEnd();
+    }
+    if (state.thread_index() == 0) {
+        std::lock_guard<std::mutex> lock(g_original.mutex);
+        g_original.streams.clear();  // keep memory in check between runs
+    }
+}
+BENCHMARK(BM_OriginalDesignPair)->Threads(1)->Threads(2);
+
+// ---- memory in timeout mode, finalize ----------------------------------------------------
+
+// Records `events` markers into a fresh core in timeout mode and reports memory as counters.
+void BM_TimeoutModeMemory(benchmark::State& state) {
+    const int64_t pairs = state.range(0) / 2;
+    for (auto _ : state) {
+        perfmarker::markers::MarkerCore core(perfmarker::markers::kActivityLogger, &benchEnv);
+        core.initialize();
+        const long rssBefore = currentRssKb();
+        size_t peakAllocated = 0;
+        for (int64_t i = 0; i < pairs; ++i) {
+            core.begin("DrawCall", "Render", nullptr);
+            core.end();
+            if ((i & 0xfffff) == 0) {
+                peakAllocated = std::max(peakAllocated, core.recorder()->allocatedBytes());
+            }
+        }
+        state.counters["rss_growth_MB"] = (currentRssKb() - rssBefore) / 1024.0;
+        state.counters["chunk_memory_MB"] = peakAllocated / 1048576.0;
+        state.counters["events"] = static_cast<double>(pairs * 2);
+        state.PauseTiming();
+        core.finalize();
+        std::remove(core.outputPath().c_str());
+        state.ResumeTiming();
+    }
+}
+BENCHMARK(BM_TimeoutModeMemory)->Arg(100000000)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Time of finalize alone for `events` recorded markers (timeout mode: read back fragments).
+void BM_FinalizeEvents(benchmark::State& state) {
+    const int64_t pairs = state.range(0) / 2;
+    for (auto _ : state) {
+        state.PauseTiming();
+        perfmarker::markers::MarkerCore core(perfmarker::markers::kActivityLogger, &benchEnv);
+        core.initialize();
+        for (int64_t i = 0; i < pairs; ++i) {
+            core.begin("DrawCall", "Render", nullptr);
+            core.end();
+        }
+        state.ResumeTiming();
+        if (core.finalize() != 0) state.SkipWithError("finalize failed");
+        state.PauseTiming();
+        std::remove(core.outputPath().c_str());
+        state.ResumeTiming();
+    }
+    state.counters["events"] = static_cast<double>(pairs * 2);
+}
+BENCHMARK(BM_FinalizeEvents)->Arg(10000000)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    char templ[] = "/tmp/perfmarker-bench-XXXXXX";
+    const char* dir = mkdtemp(templ);
+    if (dir == nullptr) {
+        std::perror("mkdtemp");
+        return 1;
+    }
+    g_dir = dir;
+    setenv("PERFMARKER_OUTPUT", (g_dir + "/bench").c_str(), 1);
+    setenv("PERFMARKER_MODE", "timeout", 1);
+    if (clInitializePerfMarkerAMD() != AP_SUCCESS) {
+        std::fprintf(stderr, "marker_bench: cannot start a session in %s\n", dir);
+        return 1;
+    }
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    // The session's own markers are not the point: finalize, then clean up.
+    clFinalizePerfMarkerAMD();
+    std::remove((g_dir + "/bench.clperfmarker").c_str());
+    std::remove(dir);
+    (void)rssKb;
+    return 0;
+}
