@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything needed to build, test and benchmark perfmarker on Debian 12, by package
+# name. Safe to run again: when every package is already installed, apt is not touched at all.
+#
+# Environment:
+#   PERFMARKER_SKIP_APT=1   do nothing (for machines prepared some other way)
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build pkg-config
+    libgtest-dev libgmock-dev libbenchmark-dev
+    libconcurrentqueue-dev
+    ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+    libhsa-runtime-dev
+    libcli11-dev libfmt-dev nlohmann-json3-dev
+    python3-pyopencl
+)
+
+if [[ "${PERFMARKER_SKIP_APT:-0}" == 1 ]]; then
+    echo "bootstrap: PERFMARKER_SKIP_APT=1, not installing packages"
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: apt-get not found; install these packages by hand (or set PERFMARKER_SKIP_APT=1):" >&2
+    echo "  ${packages[*]}" >&2
+    exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+    if [[ "$status" != installed ]]; then
+        missing+=("$package")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "bootstrap: all ${#packages[@]} packages already installed"
+    exit 0
+fi
+
+sudo=()
+if [[ "$(id -u)" -ne 0 ]]; then
+    sudo=(sudo)
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    "${missing[@]}"
