@@ -91,7 +91,7 @@ for sanitizer in $sanitizers; do
                 -DPERFMARKER_BUILD_SAMPLES=OFF \
                 -DPERFMARKER_BUILD_BENCHMARKS=OFF
             header "Test build-tsan"
-            TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+            TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp \
                 run_ctest build-tsan "${no_aslr[@]}"
             ;;
         *)

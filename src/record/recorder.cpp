@@ -64,6 +64,9 @@ struct ThreadLog::WriterSide {
     uint64_t memoryRecords = 0;
     uint64_t lastNs = 0;  // clamp: converted times never go backwards within a thread
     bool retired = false;
+    // A sealed chunk already written out but maybe still the owner's `current` (the owner
+    // queues a sealed chunk just before publishing its next one): recycled once it is not.
+    Chunk* sealedCurrent = nullptr;
 };
 
 ThreadLog::ThreadLog() : writer(std::make_unique<WriterSide>()) {}
@@ -160,10 +163,10 @@ Recorder::~Recorder() {
     std::string ignored;
     stop(ignored);
     SharedState* s = m_state.load();
-    for (Chunk* c : s->allChunks) freeChunk(*s, c);
+    // Oversize chunks first: telling them apart reads the pooled chunks, freed last.
     Chunk* c = nullptr;
     while (s->full.try_dequeue(c)) {
-        if (c->oversize) freeChunk(*s, c);
+        if (c != nullptr && c->oversize) freeChunk(*s, c);
     }
     for (auto& log : s->logs) {
         for (Chunk* p : log->writer->pending) {
@@ -171,7 +174,10 @@ Recorder::~Recorder() {
         }
         Chunk* cur = log->current.load();
         if (cur != nullptr && cur->oversize) freeChunk(*s, cur);
+        Chunk* sealed = log->writer->sealedCurrent;
+        if (sealed != nullptr && sealed != cur && sealed->oversize) freeChunk(*s, sealed);
     }
+    for (Chunk* chunk : s->allChunks) freeChunk(*s, chunk);
     delete s;
 }
 
@@ -218,9 +224,12 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
     if (need > m_options.chunkBytes) {
         fresh = allocateChunk(*s, need, true);
     } else {
+        // A thread's first chunk ignores the cap: the cap may be held entirely by other threads'
+        // current chunks, which only those threads can release.
+        const bool firstChunk = log->chunk == nullptr;
         while (!s->pool.try_dequeue(fresh)) {
-            if (s->allocated.load(std::memory_order_relaxed) + m_options.chunkBytes <=
-                m_options.maxMemoryBytes) {
+            if (firstChunk || s->allocated.load(std::memory_order_relaxed) + m_options.chunkBytes <=
+                                  m_options.maxMemoryBytes) {
                 fresh = allocateChunk(*s, m_options.chunkBytes, false);
                 if (fresh != nullptr) {
                     std::lock_guard<std::mutex> lock(s->flushMutex);
@@ -262,7 +271,13 @@ public:
         for (size_t i = 0; i < n; ++i) {
             if (chunks[i] == nullptr) continue;  // wake-up sentinel
             ThreadLog* owner = chunks[i]->owner;
-            owner->writer->pending.push_back(chunks[i]);
+            // The writer thread dequeues outside flushMutex, so a concurrent flushNow() can
+            // route a later chunk of the same thread first: keep pending in sequence order.
+            auto& pending = owner->writer->pending;
+            pending.insert(
+                std::upper_bound(pending.begin(), pending.end(), chunks[i]->seq,
+                                 [](uint64_t seq, const Chunk* c) { return seq < c->seq; }),
+                chunks[i]);
             processSealed(*owner);
         }
     }
@@ -290,12 +305,28 @@ public:
 private:
     void processSealed(ThreadLog& log) {
         auto& w = *log.writer;
+        releaseSealedCurrent(log);
         while (!w.pending.empty() && w.pending.front()->seq == w.expectedSeq) {
             Chunk* c = w.pending.front();
             w.pending.pop_front();
             flushSpan(log, *c, c->committed.load(std::memory_order_acquire));
             ++w.expectedSeq;
-            recycle(c);
+            // Recycled now, another thread could take it while this writer still reads it as
+            // the owner's current chunk.
+            if (log.current.load(std::memory_order_acquire) == c) {
+                w.sealedCurrent = c;
+            } else {
+                recycle(c);
+            }
+        }
+    }
+
+    void releaseSealedCurrent(ThreadLog& log) {
+        auto& w = *log.writer;
+        if (w.sealedCurrent != nullptr &&
+            log.current.load(std::memory_order_acquire) != w.sealedCurrent) {
+            recycle(w.sealedCurrent);
+            w.sealedCurrent = nullptr;
         }
     }
 
@@ -306,6 +337,7 @@ private:
             v.erase(std::remove(v.begin(), v.end(), log), v.end());
         }
         log->current.store(nullptr, std::memory_order_relaxed);
+        releaseSealedCurrent(*log);
         recycle(cur);
         if (log->writer->fd >= 0) {
             close(log->writer->fd);
