@@ -70,3 +70,10 @@ unset(_perfmarker_pc)
 unset(_perfmarker_pc_out)
 unset(_perfmarker_pc_LIBDIR)
 unset(_perfmarker_pc_INCLUDEDIR)
+
+# The OpenCL tracing layer is a plug-in loaded by the ICD loader (OPENCL_LAYERS), not a library
+# to link against: installed as a module without namelink or package target.
+if(TARGET CLTraceAgent)
+  install(TARGETS CLTraceAgent
+    LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/perfmarker" COMPONENT runtime)
+endif()

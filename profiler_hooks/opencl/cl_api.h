@@ -1,0 +1,24 @@
+// The OpenCL declarations the agent is built against, and facts derived from the API table.
+//
+// Every source of the agent includes the CL headers through this file. The target version and
+// the deprecated-API switches come from the perfmarker_opencl_headers CMake target, so the
+// agent, the stub ICD and the tests all see the same declarations.
+#pragma once
+
+#include <CL/cl_icd.h>
+#include <CL/cl_layer.h>
+
+namespace perfmarker::cltrace {
+
+// Number of dispatch slots in cl_api_table.inc (wrapped or reserved): the size of the table the
+// layer hands to the loader.
+constexpr cl_uint kDispatchSlotCount = 0
+#define PM_CL_API(...) +1
+#define PM_CL_API_RESERVED(...) +1
+#include "cl_api_table.inc"
+    ;
+
+static_assert(kDispatchSlotCount * sizeof(void*) == sizeof(cl_icd_dispatch),
+              "cl_api_table.inc does not match CL/cl_icd.h: run scripts/gen_cl_api_table.py");
+
+}  // namespace perfmarker::cltrace
