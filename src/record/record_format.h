@@ -23,6 +23,25 @@ struct RecordHeader {
 static_assert(sizeof(RecordHeader) == 24, "records are 24 bytes plus their string bytes");
 static_assert(alignof(RecordHeader) == 8, "records are 8-byte aligned");
 
+// Writes a header at `p` as three 8-byte stores. Building a RecordHeader on the stack and
+// copying it makes the compiler store 4-byte fields and reload them as one 16-byte vector,
+// which stalls store forwarding on the hot path.
+inline void storeHeader(unsigned char* p, uint64_t time, uint32_t kind, uint32_t len0,
+                        uint32_t len1, uint32_t len2) {
+    static_assert(offsetof(RecordHeader, kind) == 8 && offsetof(RecordHeader, len0) == 12 &&
+                      offsetof(RecordHeader, len1) == 16 && offsetof(RecordHeader, len2) == 20,
+                  "storeHeader writes the fields by offset");
+    const uint64_t kindLen0 = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                                  ? (uint64_t{len0} << 32) | kind
+                                  : (uint64_t{kind} << 32) | len0;
+    const uint64_t len12 = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                               ? (uint64_t{len2} << 32) | len1
+                               : (uint64_t{len1} << 32) | len2;
+    std::memcpy(p, &time, 8);
+    std::memcpy(p + 8, &kindLen0, 8);
+    std::memcpy(p + 16, &len12, 8);
+}
+
 constexpr size_t recordSize(size_t len0, size_t len1, size_t len2) {
     return sizeof(RecordHeader) + ((len0 + len1 + len2 + 7) & ~size_t{7});
 }

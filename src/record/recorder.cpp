@@ -42,11 +42,13 @@ struct SharedState {
     std::atomic<bool> stopped{false};
     std::atomic<size_t> threadCount{0};
 
-    // Guards the writer side: converter, every ThreadLog::writer, `retired`, error state, and
-    // `allChunks`.
+    // Guards the writer side: converter, every ThreadLog::writer, `retired` and error state.
     std::mutex flushMutex;
     TickConverter converter;
     std::vector<std::shared_ptr<ThreadLog>> retired;  // exited threads, fully flushed
+    // Every pooled-size chunk ever allocated (freed with the state). Its own lock: an owner
+    // that allocates must never wait for the writer's flush, which holds flushMutex.
+    std::mutex chunksMutex;
     std::vector<Chunk*> allChunks;
     bool degraded = false;
     std::string firstError;
@@ -232,7 +234,7 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
                                   m_options.maxMemoryBytes) {
                 fresh = allocateChunk(*s, m_options.chunkBytes, false);
                 if (fresh != nullptr) {
-                    std::lock_guard<std::mutex> lock(s->flushMutex);
+                    std::lock_guard<std::mutex> lock(s->chunksMutex);
                     s->allChunks.push_back(fresh);
                 }
                 break;
@@ -302,6 +304,33 @@ public:
         topUpPool();
     }
 
+    // Keeps chunks ready so owners rarely allocate (and page-fault) themselves. The target
+    // starts at one per thread (at least 4) and doubles whenever the writer finds the pool
+    // drained, up to kMaxPoolTarget chunks (16 MB of 64 KB chunks) and half the memory cap: a
+    // bursty producer gets a deeper pool, one that outruns the writer for good does not get
+    // more memory, since more would not help.
+    void topUpPool() {
+        constexpr size_t kMaxPoolTarget = 256;
+        const size_t floor = std::max<size_t>(4, m_s.threadCount.load(std::memory_order_relaxed));
+        size_t have = m_s.pool.size_approx();
+        if (have == 0 && m_poolTarget >= floor) {
+            m_poolTarget = std::min(m_poolTarget * 2, std::max(kMaxPoolTarget, floor));
+        }
+        m_poolTarget = std::max(m_poolTarget, floor);
+        while (have < m_poolTarget &&
+               m_s.allocated.load(std::memory_order_relaxed) + m_o.chunkBytes <=
+                   m_o.maxMemoryBytes / 2) {
+            Chunk* c = allocateChunk(m_s, m_o.chunkBytes, false);
+            if (c == nullptr) break;
+            {
+                std::lock_guard<std::mutex> lock(m_s.chunksMutex);
+                m_s.allChunks.push_back(c);
+            }
+            m_s.pool.enqueue(c);
+            ++have;
+        }
+    }
+
 private:
     void processSealed(ThreadLog& log) {
         auto& w = *log.writer;
@@ -355,20 +384,6 @@ private:
         }
         c->owner = nullptr;
         m_s.pool.enqueue(c);
-    }
-
-    // Keeps a few chunks ready so owners rarely allocate (and page-fault) themselves.
-    void topUpPool() {
-        const size_t want = std::max<size_t>(4, m_s.threadCount.load(std::memory_order_relaxed));
-        size_t have = m_s.pool.size_approx();
-        while (have < want && m_s.allocated.load(std::memory_order_relaxed) + m_o.chunkBytes <=
-                                  m_o.maxMemoryBytes / 2) {
-            Chunk* c = allocateChunk(m_s, m_o.chunkBytes, false);
-            if (c == nullptr) break;
-            m_s.allChunks.push_back(c);
-            m_s.pool.enqueue(c);
-            ++have;
-        }
     }
 
     // Converts records [c.processed, end) to nanoseconds in place and writes them out.
@@ -444,6 +459,7 @@ private:
 
     SharedState& m_s;
     const RecorderOptions& m_o;
+    size_t m_poolTarget = 0;
 };
 
 }  // namespace
@@ -474,6 +490,7 @@ void Recorder::writerLoop(SharedState* s) {
         if (n > 0) {
             s->converter.calibrate();
             writer.acceptSealed(batch, n);
+            writer.topUpPool();
         }
         if (std::chrono::steady_clock::now() >= nextTick) {
             s->converter.calibrate();

@@ -125,10 +125,9 @@ public:
             if (!rotate(log, need)) return false;
         }
         unsigned char* p = log->base + log->cursor;
-        const RecordHeader h{ticks, static_cast<uint32_t>(kind), static_cast<uint32_t>(s0.size()),
-                             static_cast<uint32_t>(s1.size()), static_cast<uint32_t>(s2.size())};
-        std::memcpy(p, &h, sizeof h);
-        p += sizeof h;
+        storeHeader(p, ticks, static_cast<uint32_t>(kind), static_cast<uint32_t>(s0.size()),
+                    static_cast<uint32_t>(s1.size()), static_cast<uint32_t>(s2.size()));
+        p += sizeof(RecordHeader);
         if (!s0.empty()) std::memcpy(p, s0.data(), s0.size());
         if (!s1.empty()) std::memcpy(p + s0.size(), s1.data(), s1.size());
         if (!s2.empty()) std::memcpy(p + s0.size() + s1.size(), s2.data(), s2.size());
@@ -148,9 +147,8 @@ public:
             const size_t n1 = n0 == kTooLong ? kTooLong : copyShort(d + n0, s1);
             const size_t n2 = n1 == kTooLong ? kTooLong : copyShort(d + n0 + n1, s2);
             if (PERFMARKER_LIKELY(n2 != kTooLong)) {
-                const RecordHeader h{ticks, static_cast<uint32_t>(kind), static_cast<uint32_t>(n0),
-                                     static_cast<uint32_t>(n1), static_cast<uint32_t>(n2)};
-                std::memcpy(p, &h, sizeof h);
+                storeHeader(p, ticks, static_cast<uint32_t>(kind), static_cast<uint32_t>(n0),
+                            static_cast<uint32_t>(n1), static_cast<uint32_t>(n2));
                 log->cursor += static_cast<uint32_t>(recordSize(n0, n1, n2));
                 publish(log);
                 return true;

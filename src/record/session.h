@@ -14,7 +14,7 @@ struct SessionConfig {
     FlushMode mode = FlushMode::Timeout;
     uint32_t intervalMs = 100;
     std::string tempDir;  // empty: directory of outputBase
-    uint32_t maxMemoryMb = 1024;
+    uint32_t maxMemoryMb = 64;
 };
 
 enum class SessionStatus { Present, Absent, Invalid };

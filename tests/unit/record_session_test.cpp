@@ -1,7 +1,9 @@
 // The session contract: readSession() through a fake environment, expandPid, directoryOf.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "record/session.h"
@@ -62,7 +64,7 @@ TEST_F(record_SessionTest, PresentWithDefaults) {
     EXPECT_EQ(r.config.outputBase, "/tmp/x/trace____PID___");  // not expanded here
     EXPECT_EQ(r.config.mode, FlushMode::Timeout);
     EXPECT_EQ(r.config.intervalMs, 100u);
-    EXPECT_EQ(r.config.maxMemoryMb, 1024u);
+    EXPECT_EQ(r.config.maxMemoryMb, 64u);
     EXPECT_TRUE(r.config.tempDir.empty());
 }
 
@@ -184,7 +186,18 @@ TEST(record_SessionOptionsMarkdown, ListsEveryVariableWithDefault) {
     }
     EXPECT_NE(md.find("`timeout`"), std::string::npos);
     EXPECT_NE(md.find("`100`"), std::string::npos);
-    EXPECT_NE(md.find("`1024`"), std::string::npos);
+    EXPECT_NE(md.find("`64`"), std::string::npos);
+}
+
+// docs/session.md holds the generated table verbatim: changing an option without the docs fails.
+TEST(SessionOptionsMarkdown, DocsHoldTheGeneratedTable) {
+    std::ifstream in(std::string(PERFMARKER_SOURCE_DIR) + "/docs/session.md");
+    ASSERT_TRUE(in.good());
+    std::stringstream docs;
+    docs << in.rdbuf();
+    EXPECT_NE(docs.str().find(sessionOptionsMarkdown()), std::string::npos)
+        << "regenerate the table of docs/session.md from src/record/session_options.inc:\n"
+        << sessionOptionsMarkdown();
 }
 
 }  // namespace
