@@ -9,8 +9,27 @@
 
 namespace perfmarker::record {
 
-// Record kinds. Markers use the values of atp::MarkerKind.
-enum class RecordKind : uint32_t { MarkerBegin = 1, MarkerEnd = 2, MarkerEndEx = 3 };
+// Record kinds. Markers use the values of atp::MarkerKind. Kinds 16 and up are written by the
+// tracing agents; their str0 is a binary payload laid out by the agent (see
+// record/api_record.h), str1/str2 optional strings.
+enum class RecordKind : uint32_t {
+    MarkerBegin = 1,
+    MarkerEnd = 2,
+    MarkerEndEx = 3,
+    ApiCall = 16,     // time = API start; payload starts with the API end time (ticks, converted)
+    DeviceTimes = 17, // time = when the times were collected; payload in device nanoseconds
+    ObjectInfo = 18,  // time = when the object was seen; payload and names describe it
+};
+
+constexpr bool isKnownRecordKind(uint32_t kind) {
+    return (kind >= 1 && kind <= 3) || (kind >= 16 && kind <= 18);
+}
+
+// Kinds whose payload begins with a second timestamp (8 bytes) that the writer converts from
+// ticks to nanoseconds together with the header's.
+constexpr bool recordHasEndTime(uint32_t kind) {
+    return kind == static_cast<uint32_t>(RecordKind::ApiCall);
+}
 
 // Fixed-size header; up to three strings follow, padded together to 8 bytes.
 struct RecordHeader {
@@ -59,7 +78,7 @@ inline size_t decodeRecord(const unsigned char* p, size_t avail, RecordView& out
     if (avail < sizeof(RecordHeader)) return 0;
     RecordHeader h;
     std::memcpy(&h, p, sizeof h);
-    if (h.kind < 1 || h.kind > 3) return 0;
+    if (!isKnownRecordKind(h.kind)) return 0;
     uint64_t strings = uint64_t{h.len0} + h.len1 + h.len2;
     if (strings > avail) return 0;
     size_t size = recordSize(h.len0, h.len1, h.len2);

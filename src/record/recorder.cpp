@@ -398,6 +398,13 @@ private:
             h.time = std::max(m_s.converter.toNs(h.time), log.writer->lastNs);
             log.writer->lastNs = h.time;
             std::memcpy(begin + pos, &h, sizeof h);
+            if (recordHasEndTime(h.kind) && h.len0 >= sizeof(uint64_t)) {
+                unsigned char* endField = begin + pos + sizeof h;
+                uint64_t endTime;
+                std::memcpy(&endTime, endField, sizeof endTime);
+                endTime = std::max(m_s.converter.toNs(endTime), h.time);
+                std::memcpy(endField, &endTime, sizeof endTime);
+            }
             pos += recordSize(h.len0, h.len1, h.len2);
             ++records;
         }

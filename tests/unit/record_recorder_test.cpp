@@ -280,6 +280,37 @@ TEST_P(RecorderModeTest, SingleThreadRoundTrip) {
     EXPECT_TRUE(fragFilesIn(dir.path()).empty());
 }
 
+// Agent records (kind ApiCall) carry an end time as the first 8 payload bytes: the writer
+// converts it like the header's time; other kinds' payloads are left alone.
+TEST_P(RecorderModeTest, ApiCallEndTimeIsConverted) {
+    TempDir dir;
+    Recorder rec(options(GetParam(), dir.path()));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    const uint64_t lo = monotonicNs();
+    const uint64_t start = rec.now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const uint64_t end = rec.now();
+    const uint64_t hi = monotonicNs();
+    std::string payload(16, '\0');
+    std::memcpy(payload.data(), &end, 8);
+    std::memcpy(payload.data() + 8, &end, 8);  // a copy of the raw ticks, left as is
+    ASSERT_TRUE(rec.append(log, RecordKind::ApiCall, start, payload));
+    ASSERT_TRUE(rec.append(log, RecordKind::DeviceTimes, start, payload));
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    ASSERT_EQ(c.recs.size(), 2u);
+    uint64_t convertedEnd = 0, rawCopy = 0;
+    std::memcpy(&convertedEnd, c.recs[0].s0.data(), 8);
+    std::memcpy(&rawCopy, c.recs[0].s0.data() + 8, 8);
+    EXPECT_EQ(rawCopy, end);
+    EXPECT_GE(convertedEnd, c.recs[0].time + 1000000) << "end less than 1 ms after start";
+    EXPECT_GE(c.recs[0].time + kTimeToleranceNs, lo);
+    EXPECT_LE(convertedEnd, hi + kTimeToleranceNs);
+    EXPECT_EQ(c.recs[1].kind, RecordKind::DeviceTimes);
+    EXPECT_EQ(c.recs[1].s0, payload) << "a DeviceTimes payload is not converted";
+}
+
 TEST_P(RecorderModeTest, EmptyRecorderDeliversNothing) {
     TempDir dir;
     Recorder rec(options(GetParam(), dir.path()));
