@@ -828,6 +828,11 @@ TEST(record_WriteFailure, FileSizeLimitMidRun) {
 // ---- fork -----------------------------------------------------------------------------------
 
 TEST(record_Fork, ChildRecordsOnlyItsOwn) {
+#if defined(__SANITIZE_ADDRESS__)
+    // GCC 12's AddressSanitizer does not lock its allocator around fork(): when the parent's
+    // writer thread allocates at that moment, every allocation in the child waits forever.
+    GTEST_SKIP() << "fork with a live writer thread is not safe under this AddressSanitizer";
+#endif
     TempDir dir;
     const std::string path = dir.path();
     Recorder rec(options(FlushMode::Timeout, path, 4096));
