@@ -71,6 +71,12 @@ unset(_perfmarker_pc_out)
 unset(_perfmarker_pc_LIBDIR)
 unset(_perfmarker_pc_INCLUDEDIR)
 
+# The command-line tool. It finds the agent relative to itself (src/cli/CMakeLists.txt:
+# <bindir>/../<libdir>/perfmarker), so the two are installed together.
+if(TARGET perfmarker)
+  install(TARGETS perfmarker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT runtime)
+endif()
+
 # The OpenCL tracing layer is a plug-in loaded by the ICD loader (OPENCL_LAYERS), not a library
 # to link against: installed as a module without namelink or package target.
 if(TARGET CLTraceAgent)

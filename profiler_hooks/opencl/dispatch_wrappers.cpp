@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "api_call_scope.h"
+#include "agent_state.h"
+#include "object_tracker.h"
+#include "traced_call.h"
 
 namespace perfmarker::cltrace {
 namespace {
@@ -11,15 +13,16 @@ namespace {
 cl_icd_dispatch g_target;  // the next layer's entries; null where it provided none
 cl_icd_dispatch g_layer;   // the table the loader calls
 
-// <name>Wrapper: times the call and passes it on with the same arguments.
+// <name>Wrapper: passes the call on with the same arguments, recording it (traced_call.h).
 #define PM_CL_API(slot, funcTypeId, isEnqueue, ReturnType, name, params, args) \
     ReturnType CL_API_CALL name##Wrapper params {                              \
-        ApiCallScope scope(funcTypeId, slot);                                  \
-        return g_target.name args;                                             \
+        return Api<slot, funcTypeId, isEnqueue>::with(g_target.name) args;     \
     }
-#include "cl_api_table.inc"
+#include "atp/cl_api_table.inc"
 
 }  // namespace
+
+const cl_icd_dispatch& nextLayer() { return g_target; }
 
 const cl_icd_dispatch* buildLayerDispatch(const cl_icd_dispatch* target, cl_uint targetEntries,
                                           DispatchCounts* counts) {
@@ -30,15 +33,15 @@ const cl_icd_dispatch* buildLayerDispatch(const cl_icd_dispatch* target, cl_uint
 
     DispatchCounts n;
 #define PM_CL_API(slot, funcTypeId, isEnqueue, ReturnType, name, params, args) \
-    if (g_target.name != nullptr) {                                            \
+    if (g_target.name != nullptr && isSlotIntercepted(slot)) {                 \
         g_layer.name = &name##Wrapper;                                         \
         ++n.wrapped;                                                           \
     }
-#include "cl_api_table.inc"
+#include "atp/cl_api_table.inc"
 
 #define PM_CL_API_RESERVED(slot, funcTypeId, isEnqueue, field) \
     if (g_target.field != nullptr) ++n.passedThrough;
-#include "cl_api_table.inc"
+#include "atp/cl_api_table.inc"
 
     if (counts != nullptr) *counts = n;
     return &g_layer;

@@ -12,9 +12,10 @@ struct DispatchCounts {
 
 // Saves the first `targetEntries` slots of `target` (the next layer down: the loader's table or
 // the layer loaded before us) and returns the table to hand to the loader. A slot gets a
-// wrapper when the table has a prototype for it and the target provides a non-null entry
-// there; reserved slots are copied through; slots at or beyond `targetEntries` stay null.
-// Never reads target slots at or beyond `targetEntries`.
+// wrapper when the table has a prototype for it, the target provides a non-null entry there
+// and no API filter leaves it out (isSlotIntercepted); reserved and filtered slots are copied
+// through; slots at or beyond `targetEntries` stay null. Never reads target slots at or beyond
+// `targetEntries`.
 //
 // Not thread-safe: the loader calls it once, from its initialization, before it routes any call
 // through the returned table; the wrappers then only read the saved target table.

@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "agent_exports.h"
+#include "agent_state.h"
+#include "api_capture.h"
 #include "cl_api.h"
 #include "dispatch_wrappers.h"
 
@@ -79,6 +81,7 @@ clInitLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch, cl_uint
         layer_dispatch_ret == nullptr) {
         return CL_INVALID_VALUE;
     }
+    initAgent();  // the session, its recorder and the API filter, before the table is built
     DispatchCounts counts;
     *layer_dispatch_ret = buildLayerDispatch(target_dispatch, num_entries, &counts);
     *num_entries_ret = kDispatchSlotCount;

@@ -331,6 +331,22 @@ public:
         }
     }
 
+    // Appends the records a thread holds in memory to its fragment file (see
+    // Recorder::spillToFragments). False when the write failed; the records stay in memory.
+    bool spill(ThreadLog& log) {
+        auto& w = *log.writer;
+        if (w.memory.empty()) return true;
+        if (!writeFragment(log, reinterpret_cast<const unsigned char*>(w.memory.data()),
+                           w.memory.size())) {
+            return false;
+        }
+        w.fileRecords += w.memoryRecords;
+        w.memory.clear();
+        w.memory.shrink_to_fit();
+        w.memoryRecords = 0;
+        return true;
+    }
+
 private:
     void processSealed(ThreadLog& log) {
         auto& w = *log.writer;
@@ -395,8 +411,15 @@ private:
         for (size_t pos = 0; pos < bytes;) {
             RecordHeader h;
             std::memcpy(&h, begin + pos, sizeof h);
-            h.time = std::max(m_s.converter.toNs(h.time), log.writer->lastNs);
-            log.writer->lastNs = h.time;
+            h.time = m_s.converter.toNs(h.time);
+            // Markers keep their thread's order on the trace clock (the conversion may step
+            // back by a few ns between calibration points). Agent records are appended after
+            // the call they describe and their payloads nest (an API record follows the object
+            // and device-time records made inside the call), so their times are left alone.
+            if (h.kind <= static_cast<uint32_t>(RecordKind::MarkerEndEx)) {
+                h.time = std::max(h.time, log.writer->lastNs);
+                log.writer->lastNs = h.time;
+            }
             std::memcpy(begin + pos, &h, sizeof h);
             if (recordHasEndTime(h.kind) && h.len0 >= sizeof(uint64_t)) {
                 unsigned char* endField = begin + pos + sizeof h;
@@ -530,6 +553,28 @@ bool Recorder::stop(std::string& error) {
     std::lock_guard<std::mutex> lock(s->flushMutex);
     if (s->degraded) error = s->firstError;
     return !s->degraded;
+}
+
+bool Recorder::spillToFragments(std::string& error) {
+    SharedState* s = m_state.load();
+    std::lock_guard<std::mutex> flushLock(s->flushMutex);
+    if (!s->stopped.load(std::memory_order_acquire)) {
+        error = "the recorder is still running";
+        return false;
+    }
+    std::vector<std::shared_ptr<ThreadLog>> logs;
+    {
+        std::lock_guard<std::mutex> lock(s->registryMutex);
+        logs = s->logs;
+    }
+    logs.insert(logs.end(), s->retired.begin(), s->retired.end());
+    // A fresh attempt to reach the disk: a failure sets degraded and firstError again.
+    s->degraded = false;
+    Writer writer(*s, m_options);
+    bool ok = true;
+    for (auto& log : logs) ok = writer.spill(*log) && ok;
+    if (!ok) error = s->firstError;
+    return ok;
 }
 
 // ---- read-back ---------------------------------------------------------------------------

@@ -167,6 +167,11 @@ public:
     // false with `error` when a fragment could not be read back.
     bool collect(RecordVisitor& visitor, std::string& error);
 
+    // After stop(): appends every record still held in memory (cached mode, or after a failed
+    // write) to the threads' fragment files, so that another reader (the merge step) finds
+    // them. False with `error` when a write failed; those records stay in memory.
+    bool spillToFragments(std::string& error);
+
     // After a successful collect() and output: deletes this process's fragment files.
     void removeFragments();
 

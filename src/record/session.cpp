@@ -49,9 +49,19 @@ bool parseField(const ParseContext& ctx, FlushMode& out) {  // Mode
     return true;
 }
 
-// Millis and Megabytes share uint32_t; the range is chosen by the kind tag.
+bool parseField(const ParseContext& ctx, bool& out) {  // Bool
+    if (std::strcmp(ctx.value, "0") != 0 && std::strcmp(ctx.value, "1") != 0) {
+        return fail(ctx, "0 or 1");
+    }
+    out = ctx.value[0] == '1';
+    return true;
+}
+
+// Millis, Megabytes and Count share uint32_t; the range is chosen by the kind tag.
 struct Millis {};
 struct Megabytes {};
+struct Count {};
+struct Bool {};
 struct Path {};
 struct Mode {};
 
@@ -61,6 +71,8 @@ bool parseKind(const ParseContext& ctx, Field& out) {
         return parseUnsigned(ctx, 1, 3600000, "milliseconds in 1..3600000", out);
     } else if constexpr (std::is_same_v<Kind, Megabytes>) {
         return parseUnsigned(ctx, 1, 1048576, "megabytes in 1..1048576", out);
+    } else if constexpr (std::is_same_v<Kind, Count>) {
+        return parseUnsigned(ctx, 0, 4294967295u, "a count in 0..4294967295", out);
     } else {
         return parseField(ctx, out);
     }

@@ -15,6 +15,14 @@ struct SessionConfig {
     uint32_t intervalMs = 100;
     std::string tempDir;  // empty: directory of outputBase
     uint32_t maxMemoryMb = 64;
+    // Tracing agents only (the marker libraries ignore them).
+    bool startDisabled = false;
+    uint32_t delayMs = 0;
+    uint32_t durationMs = 0;
+    std::string apiFilterFile;  // empty: no filter
+    uint32_t maxApiCalls = 1000000;
+    bool collapse = true;
+    bool keepFragments = false;
 };
 
 enum class SessionStatus { Present, Absent, Invalid };

@@ -134,6 +134,40 @@ bool run(Cl& cl, const std::vector<float>& a, const std::vector<float>& b, std::
     return good;
 }
 
+// What a tracing layer must not change: a queue created without profiling reports exactly the
+// properties asked for, and its events have no profiling information; the profiling queue
+// reports CL_QUEUE_PROFILING_ENABLE.
+bool checkProfilingAsAsked(Cl& cl, cl_device_id device, const std::vector<float>& a) {
+    cl_int err = CL_SUCCESS;
+    cl_command_queue plain = clCreateCommandQueue(cl.context, device, 0, &err);
+    if (!ok(err, "clCreateCommandQueue(0)")) return false;
+    cl_command_queue_properties plainProps = ~cl_command_queue_properties{0};
+    cl_command_queue_properties timedProps = 0;
+    bool good =
+        ok(clGetCommandQueueInfo(plain, CL_QUEUE_PROPERTIES, sizeof plainProps, &plainProps,
+                                 nullptr),
+           "clGetCommandQueueInfo") &&
+        ok(plainProps == 0 ? CL_SUCCESS : CL_INVALID_VALUE, "plain queue properties == 0") &&
+        ok(clGetCommandQueueInfo(cl.queue, CL_QUEUE_PROPERTIES, sizeof timedProps, &timedProps,
+                                 nullptr),
+           "clGetCommandQueueInfo") &&
+        ok(timedProps == CL_QUEUE_PROFILING_ENABLE ? CL_SUCCESS : CL_INVALID_VALUE,
+           "profiling queue properties == CL_QUEUE_PROFILING_ENABLE");
+    cl_event written = nullptr;
+    good = good && ok(clEnqueueWriteBuffer(plain, cl.buffers[0], CL_TRUE, 0, sizeof(float),
+                                           a.data(), 0, nullptr, &written),
+                      "clEnqueueWriteBuffer(plain)");
+    cl_ulong start = 0;
+    good = good && ok(clGetEventProfilingInfo(written, CL_PROFILING_COMMAND_START, sizeof start,
+                                              &start, nullptr) == CL_PROFILING_INFO_NOT_AVAILABLE
+                          ? CL_SUCCESS
+                          : CL_INVALID_VALUE,
+                      "no profiling info on a queue without profiling");
+    if (written != nullptr) clReleaseEvent(written);
+    clReleaseCommandQueue(plain);
+    return good;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,7 +179,9 @@ int main(int argc, char** argv) {
     }
     Cl cl;
     cl_device_id device = nullptr;
-    if (!setUp(cl, &device) || !run(cl, a, b, c)) return 1;
+    if (!setUp(cl, &device) || !run(cl, a, b, c) || !checkProfilingAsAsked(cl, device, a)) {
+        return 1;
+    }
     // The loader loads its layers at its first use, so only now can the layer be there.
     if (argc == 3 && std::strcmp(argv[1], "--expect-layer") == 0 && !checkLayer(argv[2])) {
         return 2;

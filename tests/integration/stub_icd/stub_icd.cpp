@@ -1,5 +1,6 @@
 // A minimal OpenCL ICD for the layer tests. It serves one platform with one device and
 // implements a handful of entry points: platform and device queries, context, queue, buffers,
+// what a tracing layer needs of events and queues (callbacks, profiling times, queue queries),
 // blocking reads and writes, events, clFinish and the releases. Every call it receives is
 // appended, with its arguments exactly as received, to the file named by
 // PERFMARKER_STUB_ICD_LOG, one line per call.
@@ -45,6 +46,7 @@ struct _cl_context {
 struct _cl_command_queue {
     cl_icd_dispatch* dispatch = &g_dispatch;
     int refs = 1;
+    cl_command_queue_properties properties = 0;
 };
 struct _cl_mem {
     cl_icd_dispatch* dispatch = &g_dispatch;
@@ -54,6 +56,9 @@ struct _cl_mem {
 struct _cl_event {
     cl_icd_dispatch* dispatch = &g_dispatch;
     int refs = 1;
+    cl_command_queue queue = nullptr;
+    cl_command_type type = 0;
+    cl_ulong times[4] = {};  // queued, submit, start, end
 };
 
 namespace {
@@ -329,7 +334,9 @@ cl_command_queue CL_API_CALL stubCreateCommandQueue(cl_context context, cl_devic
         return call.done(static_cast<cl_command_queue>(nullptr));
     }
     setErr(errcode_ret, CL_SUCCESS);
-    return call.done(createObject<_cl_command_queue>("queue"));
+    _cl_command_queue* queue = createObject<_cl_command_queue>("queue");
+    queue->properties = properties;
+    return call.done(queue);
 }
 
 cl_mem CL_API_CALL stubCreateBuffer(cl_context context, cl_mem_flags flags, size_t size,
@@ -350,10 +357,15 @@ cl_mem CL_API_CALL stubCreateBuffer(cl_context context, cl_mem_flags flags, size
     return call.done(mem);
 }
 
-// Completes an enqueue: a new event for `event` (when asked) and the log line.
-cl_int finishEnqueue(Call& call, cl_event* event) {
+// Completes an enqueue: a new, already complete event for `event` (when asked) and the log
+// line. Device times are a fixed pattern on a counter: queued < submit < start < end.
+cl_int finishEnqueue(Call& call, cl_command_queue queue, cl_command_type type, cl_event* event) {
+    static cl_ulong clock = 1000000;
     if (event != nullptr) {
         *event = createObject<_cl_event>("event");
+        (*event)->queue = queue;
+        (*event)->type = type;
+        for (cl_ulong& t : (*event)->times) t = clock += 100;
         call.out("event", objectNames()[*event]);
     }
     return call.done(CL_SUCCESS);
@@ -387,7 +399,7 @@ cl_int CL_API_CALL stubEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem
     if (ptr == nullptr || offset + cb > buffer->bytes.size()) return call.done(CL_INVALID_VALUE);
     std::memcpy(buffer->bytes.data() + offset, ptr, cb);
     call.out("data", hex(fnv1a(buffer->bytes.data() + offset, cb)));
-    return finishEnqueue(call, event);
+    return finishEnqueue(call, command_queue, CL_COMMAND_WRITE_BUFFER, event);
 }
 
 cl_int CL_API_CALL stubEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
@@ -400,7 +412,7 @@ cl_int CL_API_CALL stubEnqueueReadBuffer(cl_command_queue command_queue, cl_mem 
     if (objectNames().count(buffer) == 0) return call.done(CL_INVALID_MEM_OBJECT);
     if (ptr == nullptr || offset + cb > buffer->bytes.size()) return call.done(CL_INVALID_VALUE);
     std::memcpy(ptr, buffer->bytes.data() + offset, cb);
-    return finishEnqueue(call, event);
+    return finishEnqueue(call, command_queue, CL_COMMAND_READ_BUFFER, event);
 }
 
 cl_int CL_API_CALL stubFinish(cl_command_queue command_queue) {
@@ -426,6 +438,86 @@ cl_int CL_API_CALL stubReleaseMemObject(cl_mem m) {
     return logRelease("clReleaseMemObject", "memobj", m);
 }
 cl_int CL_API_CALL stubReleaseEvent(cl_event e) { return logRelease("clReleaseEvent", "event", e); }
+
+// What a tracing layer needs of events and queues: reference counts, the completion callback
+// (run at once: the stub's commands are complete when enqueued), command type and queue, the
+// profiling times (only on a queue created with CL_QUEUE_PROFILING_ENABLE) and queue queries.
+cl_int CL_API_CALL stubRetainEvent(cl_event e) {
+    Call call("clRetainEvent");
+    call.ptr("event", e);
+    if (objectNames().count(e) == 0) return call.done(CL_INVALID_EVENT);
+    ++e->refs;
+    return call.done(CL_SUCCESS);
+}
+
+cl_int CL_API_CALL stubRetainCommandQueue(cl_command_queue q) {
+    Call call("clRetainCommandQueue");
+    call.ptr("command_queue", q);
+    if (objectNames().count(q) == 0) return call.done(CL_INVALID_COMMAND_QUEUE);
+    ++q->refs;
+    return call.done(CL_SUCCESS);
+}
+
+cl_int CL_API_CALL stubSetEventCallback(cl_event e, cl_int type,
+                                        void(CL_CALLBACK* notify)(cl_event, cl_int, void*),
+                                        void* user_data) {
+    Call call("clSetEventCallback");
+    call.ptr("event", e).num("command_exec_callback_type", static_cast<uint64_t>(type));
+    if (objectNames().count(e) == 0) return call.done(CL_INVALID_EVENT);
+    const cl_int r = call.done(CL_SUCCESS);
+    notify(e, CL_COMPLETE, user_data);
+    return r;
+}
+
+cl_int CL_API_CALL stubGetEventInfo(cl_event e, cl_event_info param_name, size_t param_value_size,
+                                    void* param_value, size_t* param_value_size_ret) {
+    Call call("clGetEventInfo");
+    call.ptr("event", e).num("param_name", param_name).num("param_value_size", param_value_size);
+    if (objectNames().count(e) == 0) return call.done(CL_INVALID_EVENT);
+    if (param_name == CL_EVENT_COMMAND_QUEUE) {
+        return call.done(
+            info(&e->queue, sizeof e->queue, param_value_size, param_value, param_value_size_ret));
+    }
+    if (param_name == CL_EVENT_COMMAND_TYPE) {
+        return call.done(
+            info(&e->type, sizeof e->type, param_value_size, param_value, param_value_size_ret));
+    }
+    return call.done(CL_INVALID_VALUE);
+}
+
+cl_int CL_API_CALL stubGetEventProfilingInfo(cl_event e, cl_profiling_info param_name,
+                                             size_t param_value_size, void* param_value,
+                                             size_t* param_value_size_ret) {
+    Call call("clGetEventProfilingInfo");
+    call.ptr("event", e).num("param_name", param_name).num("param_value_size", param_value_size);
+    if (objectNames().count(e) == 0) return call.done(CL_INVALID_EVENT);
+    if (e->queue == nullptr || (e->queue->properties & CL_QUEUE_PROFILING_ENABLE) == 0) {
+        return call.done(CL_PROFILING_INFO_NOT_AVAILABLE);
+    }
+    if (param_name < CL_PROFILING_COMMAND_QUEUED || param_name > CL_PROFILING_COMMAND_END) {
+        return call.done(CL_INVALID_VALUE);
+    }
+    const cl_ulong t = e->times[param_name - CL_PROFILING_COMMAND_QUEUED];
+    return call.done(info(&t, sizeof t, param_value_size, param_value, param_value_size_ret));
+}
+
+cl_int CL_API_CALL stubGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info param_name,
+                                           size_t param_value_size, void* param_value,
+                                           size_t* param_value_size_ret) {
+    Call call("clGetCommandQueueInfo");
+    call.ptr("command_queue", q).num("param_name", param_name);
+    if (objectNames().count(q) == 0) return call.done(CL_INVALID_COMMAND_QUEUE);
+    if (param_name == CL_QUEUE_PROPERTIES) {
+        return call.done(info(&q->properties, sizeof q->properties, param_value_size, param_value,
+                              param_value_size_ret));
+    }
+    if (param_name == CL_QUEUE_REFERENCE_COUNT) {
+        const cl_uint refs = static_cast<cl_uint>(q->refs);
+        return call.done(
+            info(&refs, sizeof refs, param_value_size, param_value, param_value_size_ret));
+    }
+    return call.done(CL_INVALID_VALUE);
+}
 
 cl_int CL_API_CALL stubIcdGetPlatformIDs(cl_uint num_entries, cl_platform_id* platforms,
                                          cl_uint* num_platforms) {
@@ -454,6 +546,12 @@ const bool g_dispatchReady = [] {
     g_dispatch.clEnqueueWriteBuffer = &stubEnqueueWriteBuffer;
     g_dispatch.clEnqueueReadBuffer = &stubEnqueueReadBuffer;
     g_dispatch.clReleaseEvent = &stubReleaseEvent;
+    g_dispatch.clRetainEvent = &stubRetainEvent;
+    g_dispatch.clRetainCommandQueue = &stubRetainCommandQueue;
+    g_dispatch.clSetEventCallback = &stubSetEventCallback;
+    g_dispatch.clGetEventInfo = &stubGetEventInfo;
+    g_dispatch.clGetEventProfilingInfo = &stubGetEventProfilingInfo;
+    g_dispatch.clGetCommandQueueInfo = &stubGetCommandQueueInfo;
     g_dispatch.clFinish = &stubFinish;
     g_dispatch.clGetExtensionFunctionAddress = &stubGetExtensionFunctionAddress;
     return true;

@@ -1,0 +1,158 @@
+// Cost of the OpenCL trace layer per intercepted call, side by side in one process:
+//
+//   NoLayer        clGetPlatformInfo through the ICD loader's entry point into the runtime
+//   LayerPaused    the same call through the layer's wrapper, agent paused (session present)
+//   LayerTracing   the same call through the layer's wrapper, recording (timeout mode)
+//   TwoRdtsc       the floor: two timestamp reads
+//
+// How the layer is put in front of the runtime here, and why that is a fair comparison: the
+// loader only loads layers at its first call, once per process, so a process cannot have the
+// loader's path with and without the layer. Instead the benchmark loads libCLTraceAgent.so
+// itself and calls its clInitLayer with the runtime's own dispatch table (the first word of every
+// ICD object, here the platform), exactly as the loader would with no other layer in between.
+// Each measured path then makes one indirect call before the runtime: the loader's exported
+// clGetPlatformInfo (NoLayer), or the layer's wrapper from the table clInitLayer returned (the
+// loader's own hop in front of the layer, a few cycles, is not included in the layer rows).
+//
+// The runtime is the first platform the loader offers (PoCL in the project's setup); without
+// one every benchmark reports an error. The session writes fragments into a fresh directory on
+// /dev/shm (or /tmp), removed at exit. The query is CL_PLATFORM_NAME into a 64-byte buffer: a
+// call with a captured string result (the param_value capture path).
+#include <CL/cl.h>
+#include <CL/cl_icd.h>
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace {
+
+struct Setup {
+    cl_platform_id platform = nullptr;
+    const cl_icd_dispatch* layer = nullptr;
+    void (*stop)() = nullptr;
+    void (*resume)() = nullptr;
+    std::string dir;
+    std::string error;
+};
+
+std::string makeSessionDir() {
+    for (const char* base : {"/dev/shm", "/tmp"}) {
+        std::string path = std::string(base) + "/perfmarker-layer-bench-XXXXXX";
+        if (mkdtemp(path.data()) != nullptr) return path;
+    }
+    return {};
+}
+
+// Loads the layer in front of the runtime's table (see the top of the file).
+Setup makeSetup() {
+    Setup s;
+    s.dir = makeSessionDir();
+    setenv("PERFMARKER_OUTPUT", (s.dir + "/bench").c_str(), 1);
+    setenv("PERFMARKER_TMPDIR", s.dir.c_str(), 1);
+    if (clGetPlatformIDs(1, &s.platform, nullptr) != CL_SUCCESS || s.platform == nullptr) {
+        s.error = "no OpenCL platform";
+        return s;
+    }
+    const auto* runtime = *reinterpret_cast<const cl_icd_dispatch* const*>(s.platform);
+    void* agent = dlopen(PERFMARKER_CLTRACEAGENT_PATH, RTLD_NOW | RTLD_LOCAL);
+    using InitLayer =
+        cl_int (*)(cl_uint, const cl_icd_dispatch*, cl_uint*, const cl_icd_dispatch**);
+    auto init = agent ? reinterpret_cast<InitLayer>(dlsym(agent, "clInitLayer")) : nullptr;
+    s.stop =
+        agent ? reinterpret_cast<void (*)()>(dlsym(agent, "amdtCodeXLStopProfiling")) : nullptr;
+    s.resume =
+        agent ? reinterpret_cast<void (*)()>(dlsym(agent, "amdtCodeXLResumeProfiling")) : nullptr;
+    cl_uint entries = 0;
+    // Only the first slots (through clFinish): every runtime's table has at least those.
+    if (init == nullptr || s.stop == nullptr || s.resume == nullptr ||
+        init(48, runtime, &entries, &s.layer) != CL_SUCCESS) {
+        s.error = std::string("cannot load the layer: ") + (agent ? "clInitLayer" : dlerror());
+    }
+    return s;
+}
+
+Setup& setup() {
+    static Setup s = makeSetup();
+    return s;
+}
+
+bool ready(benchmark::State& state) {
+    if (!setup().error.empty()) state.SkipWithError(setup().error.c_str());
+    return setup().error.empty();
+}
+
+void BM_NoLayer(benchmark::State& state) {
+    if (!ready(state)) return;
+    char name[64];
+    size_t size = 0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(
+            clGetPlatformInfo(setup().platform, CL_PLATFORM_NAME, sizeof name, name, &size));
+    }
+}
+
+void layerCalls(benchmark::State& state) {
+    char name[64];
+    size_t size = 0;
+    const cl_icd_dispatch* layer = setup().layer;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(
+            layer->clGetPlatformInfo(setup().platform, CL_PLATFORM_NAME, sizeof name, name, &size));
+    }
+}
+
+void BM_LayerPaused(benchmark::State& state) {
+    if (!ready(state)) return;
+    setup().stop();
+    layerCalls(state);
+    setup().resume();
+}
+
+void BM_LayerTracing(benchmark::State& state) {
+    if (!ready(state)) return;
+    setup().resume();
+    layerCalls(state);
+}
+
+void BM_TwoRdtsc(benchmark::State& state) {
+#if defined(__x86_64__) || defined(__i386__)
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(__rdtsc());
+        benchmark::DoNotOptimize(__rdtsc());
+    }
+#else
+    state.SkipWithError("no rdtsc on this architecture");
+#endif
+}
+
+BENCHMARK(BM_NoLayer);
+BENCHMARK(BM_LayerPaused);
+// A fixed count: every traced call writes a record (about 130 bytes) to the fragments.
+BENCHMARK(BM_LayerTracing)->Iterations(2000000);
+BENCHMARK(BM_TwoRdtsc);
+
+}  // namespace
+
+// The session directory goes after the agent's exit flush and unload hook: the program's ELF
+// destructors run after those of the libraries it loaded later.
+__attribute__((destructor)) static void removeSessionDir() {
+    if (setup().dir.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(setup().dir, ignored);
+}
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,47 @@
+// Writing an output file so that a reader never sees half of it and no error goes unnoticed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace perfmarker::atp {
+
+// Writes a file under a temporary name in its directory ("<path>.tmp<pid>") and renames it
+// into place on commit(). Output is buffered; every write, the fsync and the close are checked.
+// The first error sticks: later calls do nothing and return false, and error() says what
+// failed with the path and the errno text ("cannot write /x/run.atp.tmp42: No space left on
+// device"). The temporary file is removed on failure and by the destructor unless committed.
+class AtpFileWriter {
+public:
+    AtpFileWriter() = default;
+    ~AtpFileWriter();
+    AtpFileWriter(const AtpFileWriter&) = delete;
+    AtpFileWriter& operator=(const AtpFileWriter&) = delete;
+
+    bool open(const std::string& path);
+    bool write(std::string_view text);
+    // Flushes, syncs to disk (the caller may delete the inputs next), closes and renames.
+    bool commit();
+    // Closes and removes the temporary file (no effect after commit()).
+    void abandon();
+
+    bool failed() const { return !m_error.empty(); }
+    const std::string& error() const { return m_error; }
+    const std::string& path() const { return m_path; }
+    uint64_t bytesWritten() const { return m_written + m_buffer.size(); }
+
+private:
+    bool flushBuffer();
+    bool fail(const std::string& action, const std::string& path, int err);
+
+    int m_fd = -1;
+    bool m_committed = false;
+    uint64_t m_written = 0;
+    std::string m_path;
+    std::string m_tempPath;
+    std::string m_buffer;
+    std::string m_error;
+};
+
+}  // namespace perfmarker::atp

@@ -1,0 +1,145 @@
+#include "cli/session_collect.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "cli/paths.h"
+#include "cli/progress_line.h"
+
+namespace perfmarker::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SessionFile {
+    long pid;
+    std::string ext;
+    fs::path path;
+};
+
+std::vector<SessionFile> listSessionFiles(const std::string& dir) {
+    std::vector<SessionFile> files;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(dir, error)) {
+        std::string ext;
+        const long pid = sessionFilePid(entry.path().filename().string(), ext);
+        if (pid > 0 && entry.is_regular_file(error)) files.push_back({pid, ext, entry.path()});
+    }
+    // `.atp` first, then by pid and extension: the report reads in a stable order.
+    std::sort(files.begin(), files.end(), [](const SessionFile& a, const SessionFile& b) {
+        if ((a.ext == "atp") != (b.ext == "atp")) return a.ext == "atp";
+        return a.pid != b.pid ? a.pid < b.pid : a.ext < b.ext;
+    });
+    return files;
+}
+
+// rename(2), or copy and delete across file systems.
+bool moveFile(const fs::path& from, const std::string& to, std::string& error) {
+    std::error_code ec;
+    fs::rename(from, to, ec);
+    if (ec == std::errc::cross_device_link) {
+        ec.clear();
+        fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+        if (!ec) fs::remove(from, ec);
+    }
+    if (ec) error = ec.message();
+    return !ec;
+}
+
+// The application's pid when known; otherwise the only process of the session, if there is
+// exactly one.
+long effectiveMainPid(long mainPid, const std::vector<SessionFile>& files) {
+    if (mainPid > 0) return mainPid;
+    std::set<long> pids;
+    for (const SessionFile& file : files) pids.insert(file.pid);
+    return pids.size() == 1 ? *pids.begin() : -1;
+}
+
+void runMerge(const CollectRequest& request, CollectResult& result, std::ostream& log) {
+    ProgressLine progress(request.progress, isatty(STDERR_FILENO) != 0);
+    MergeJob job;
+    job.sessionDir = request.sessionDir;
+    job.outputBase = [&request](long pid) {
+        return request.sessionDir + "/" + kSessionBaseName + "." + std::to_string(pid);
+    };
+    job.run = request.run;
+    job.session = request.session;
+    job.progress = [&progress](long pid, uint64_t done, uint64_t total) {
+        progress.update(pid, done, total);
+    };
+    const MergeReport report = mergeSessionLeftovers(job);
+    progress.finish();
+    for (const ProcessMerge& process : report.processes) {
+        if (!process.error.empty()) {
+            log << "perfmarker: process " << process.pid << " not merged: " << process.error
+                << "\n";
+            result.ok = false;
+        }
+    }
+}
+
+void moveOutputs(const CollectRequest& request, CollectResult& result, std::ostream& log) {
+    const std::vector<SessionFile> files = listSessionFiles(request.sessionDir);
+    const long mainPid = effectiveMainPid(request.mainPid, files);
+    for (const SessionFile& file : files) {
+        const std::string target =
+            processOutputPath(request.output, file.pid, file.pid == mainPid, file.ext);
+        std::string error;
+        if (moveFile(file.path, target, error)) {
+            result.written.push_back(target);
+        } else {
+            log << "perfmarker: cannot move " << file.path.string() << " to " << target << ": "
+                << error << "\n";
+            result.ok = false;
+        }
+    }
+}
+
+void reportLeftovers(const CollectRequest& request, CollectResult& result, std::ostream& log) {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(request.sessionDir, error)) {
+        result.leftOver.push_back(entry.path().filename().string());
+    }
+    std::sort(result.leftOver.begin(), result.leftOver.end());
+    if (result.leftOver.empty()) {
+        if (request.removeWhenEmpty) result.removed = fs::remove(request.sessionDir, error);
+        return;
+    }
+    log << "perfmarker: left alone in " << request.sessionDir << ":";
+    for (const std::string& name : result.leftOver) log << " " << name;
+    log << "\n";
+}
+
+}  // namespace
+
+long sessionFilePid(const std::string& name, std::string& ext) {
+    const std::string prefix = std::string(kSessionBaseName) + ".";
+    if (name.compare(0, prefix.size(), prefix) != 0) return -1;
+    const size_t dot = name.find('.', prefix.size());
+    if (dot == std::string::npos || dot == prefix.size() || dot + 1 == name.size()) return -1;
+    for (size_t i = prefix.size(); i < dot; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(name[i]))) return -1;
+    }
+    for (size_t i = dot + 1; i < name.size(); ++i) {
+        if (!std::isalnum(static_cast<unsigned char>(name[i]))) return -1;
+    }
+    ext = name.substr(dot + 1);
+    return std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+}
+
+CollectResult collectSession(const CollectRequest& request, std::ostream& log) {
+    CollectResult result;
+    runMerge(request, result, log);
+    moveOutputs(request, result, log);
+    for (const std::string& path : result.written) log << "perfmarker: wrote " << path << "\n";
+    reportLeftovers(request, result, log);
+    return result;
+}
+
+}  // namespace perfmarker::cli

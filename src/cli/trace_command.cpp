@@ -1,0 +1,172 @@
+// `perfmarker trace`: set up a private session directory and the environment, run the
+// application under the OpenCL trace agent, then collect what the run left.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "cli/child_process.h"
+#include "cli/commands.h"
+#include "cli/opencl_layers.h"
+#include "cli/paths.h"
+#include "cli/session_collect.h"
+
+extern char** environ;
+
+namespace perfmarker::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kLayersVariable[] = "OPENCL_LAYERS";
+constexpr char kAgentDirVariable[] = "PERFMARKER_AGENT_DIR";
+constexpr char kDefaultSearchPath[] = "/usr/local/bin:/usr/bin:/bin";
+
+// Creates <dir of output>/perfmarker-session.XXXXXX (mkdtemp: mode 0700, owned by us). The
+// session lives next to the output so that the final files are renamed, not copied, and a
+// session left behind by a crash is found where the trace was expected.
+std::string createSessionDir(const std::string& output, std::string& error) {
+    std::string pattern = (fs::path(output).parent_path() / kSessionDirPrefix).string() + "XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+        error = "cannot create a session directory in " + fs::path(output).parent_path().string() +
+                ": " + std::strerror(errno);
+        return "";
+    }
+    return pattern;
+}
+
+std::map<std::string, std::string> currentEnvironment() {
+    std::map<std::string, std::string> env;
+    for (char** var = environ; var != nullptr && *var != nullptr; ++var) {
+        const char* eq = std::strchr(*var, '=');
+        if (eq != nullptr) env[std::string(*var, static_cast<size_t>(eq - *var))] = eq + 1;
+    }
+    return env;
+}
+
+// The application's environment: ours, minus every session variable (the launcher defines the
+// session), plus -e, plus the session, plus our agent in OPENCL_LAYERS.
+std::vector<std::string> childEnvironment(const TraceSettings& settings,
+                                          const std::string& sessionDir,
+                                          const std::string& agentPath) {
+    std::map<std::string, std::string> env = currentEnvironment();
+    for (const AgentOption& option : agentOptions()) env.erase(option.env);
+    for (const std::string& assignment : settings.envAssignments) {
+        const size_t eq = assignment.find('=');
+        env[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+    }
+    for (const auto& [name, value] : settings.sessionValues) env[name] = value;
+    env[optionByField("outputBase")->env] = sessionDir + "/" + kSessionBaseName + ".___PID___";
+    env[optionByField("tempDir")->env] = sessionDir;
+    auto layers = env.find(kLayersVariable);
+    env[kLayersVariable] =
+        mergeOpenClLayers(agentPath, layers == env.end() ? nullptr : layers->second.c_str());
+    std::vector<std::string> out;
+    for (const auto& [name, value] : env) out.push_back(name + "=" + value);
+    return out;
+}
+
+RunDescription describeRun(const TraceSettings& settings, const std::string& application) {
+    RunDescription run;
+    run.application = application;
+    run.arguments.assign(settings.command.begin() + 1, settings.command.end());
+    run.workingDirectory = settings.workingDir.empty() ? "" : absolutePath(settings.workingDir);
+    for (const std::string& assignment : settings.envAssignments) {
+        const size_t eq = assignment.find('=');
+        run.envVars.emplace_back(assignment.substr(0, eq), assignment.substr(eq + 1));
+    }
+    return run;
+}
+
+// Checks that need the file system; returns 0 or the exit status after printing why.
+int checkPaths(const TraceSettings& settings, const std::string& output) {
+    std::error_code error;
+    if (!settings.workingDir.empty() && !fs::is_directory(settings.workingDir, error)) {
+        std::cerr << "perfmarker trace: --working-dir " << settings.workingDir
+                  << ": not a directory\n";
+        return kExitUsage;
+    }
+    const fs::path outputDir = fs::path(output).parent_path();
+    if (!fs::is_directory(outputDir, error)) {
+        std::cerr << "perfmarker trace: --output " << output << ": directory " << outputDir.string()
+                  << " does not exist\n";
+        return kExitUsage;
+    }
+    return 0;
+}
+
+std::string findAgent() {
+    const AgentLocation agent = locateAgent(std::getenv(kAgentDirVariable), currentExecutable());
+    if (agent.path.empty()) {
+        std::cerr << "perfmarker trace: cannot find the OpenCL trace agent " << kAgentFileName
+                  << "; looked at:\n";
+        for (const std::string& candidate : agent.searched) std::cerr << "  " << candidate << "\n";
+        std::cerr << "set " << kAgentDirVariable << " to the directory that holds it\n";
+    }
+    return agent.path;
+}
+
+}  // namespace
+
+int runTrace(const TraceSettings& settings) {
+    const char* searchPath = std::getenv("PATH");
+    const ResolvedCommand command =
+        resolveCommand(settings.command.front(), searchPath ? searchPath : kDefaultSearchPath);
+    if (command.exitCode != 0) {
+        std::cerr << "perfmarker trace: " << command.error << "\n";
+        return command.exitCode;
+    }
+    const std::string output = normalizeOutputPath(settings.output);
+    if (const int status = checkPaths(settings, output); status != 0) return status;
+    const std::string agentPath = findAgent();
+    if (agentPath.empty()) return kExitFailure;
+    std::string error;
+    const std::string sessionDir = createSessionDir(output, error);
+    if (sessionDir.empty()) {
+        std::cerr << "perfmarker trace: " << error << "\n";
+        return kExitFailure;
+    }
+
+    ChildSpec spec{command.path, settings.command,
+                   childEnvironment(settings, sessionDir, agentPath), settings.workingDir};
+    const ChildResult child = runChild(spec);
+    if (!child.started) {
+        std::cerr << "perfmarker trace: cannot run " << command.path << ": " << child.error << "\n";
+        std::error_code ignored;
+        fs::remove(sessionDir, ignored);  // empty: nothing ran
+        return child.pid < 0 ? kExitFailure : child.exitCode;
+    }
+
+    CollectRequest collect;
+    collect.sessionDir = sessionDir;
+    collect.output = output;
+    collect.mainPid = child.pid;
+    collect.run = describeRun(settings, command.path);
+    collect.session = sessionFromValues(settings.sessionValues);
+    collect.progress = settings.progress;
+    collectSession(collect, std::cerr);
+    return child.exitCode;
+}
+
+int runMerge(const MergeSettings& settings) {
+    CollectRequest collect;
+    collect.sessionDir = absolutePath(settings.sessionDir);
+    collect.output = normalizeOutputPath(settings.output);
+    collect.progress = settings.progress;
+    // Only a directory the launcher created goes away once empty; a directory the user named
+    // as PERFMARKER_TMPDIR by hand stays.
+    collect.removeWhenEmpty =
+        fs::path(collect.sessionDir).filename().string().rfind(kSessionDirPrefix, 0) == 0;
+    const CollectResult result = collectSession(collect, std::cerr);
+    if (result.written.empty() && result.ok) {
+        std::cerr << "perfmarker merge: nothing to merge in " << collect.sessionDir << "\n";
+        return kExitFailure;
+    }
+    return result.ok ? 0 : kExitFailure;
+}
+
+}  // namespace perfmarker::cli

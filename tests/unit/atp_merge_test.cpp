@@ -1,0 +1,362 @@
+// The merge step (src/atp/merge.h): real fragment files (by hand and from record::Recorder)
+// and finished marker files merged into an .atp that is read back with the .atp reader.
+//
+// Needs PERFMARKER_FIXTURES_DIR (tests/fixtures), set by perfmarker_add_gtest.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+
+#include "atp/atp_reader.h"
+#include "atp/merge.h"
+#include "atp/ocl_timestamp.h"
+#include "atp_trace_support.h"
+#include "record/fragment.h"
+#include "record/recorder.h"
+
+#ifndef PERFMARKER_FIXTURES_DIR
+#error "PERFMARKER_FIXTURES_DIR must name tests/fixtures"
+#endif
+
+namespace perfmarker::atp {
+namespace {
+
+using namespace perfmarker::atp::testing;
+using record::ObjectType;
+using record::RecordKind;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+constexpr uint64_t kPid = 4242;
+constexpr uint64_t kQueue = 0x5000;
+constexpr uint64_t kContext = 0x6000;
+constexpr uint64_t kDevice = 0x7000;
+
+std::string fixture(const std::string& name) {
+    return std::string(PERFMARKER_FIXTURES_DIR) + "/perfmarker/" + name;
+}
+
+std::vector<std::string> namesIn(const std::string& dir) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::vector<Rec> queueObjects() {
+    return {objectInfo(1, ObjectType::Context, 0, kContext),
+            objectInfo(2, ObjectType::Device, 0, kDevice, 0, kDevice, 4, "gfx900"),
+            objectInfo(3, ObjectType::Queue, 0, kQueue, kContext, kDevice)};
+}
+
+void writeFragment(const TempDir& dir, uint64_t pid, uint64_t tid, uint64_t serial,
+                   const std::string& tag, const std::vector<Rec>& records) {
+    writeFile(dir.file(record::fragmentFileName(pid, tid, serial, tag)),
+              fragmentBytes(pid, tid, records));
+}
+
+// A process with three recording threads (one split over two fragments) and a callback thread.
+void writeOclProcess(const TempDir& dir, uint64_t pid) {
+    std::vector<Rec> first = queueObjects();
+    first.push_back(apiCall(100, 110, kFinish, {kQueue}));
+    first.push_back(apiCall(120, 130, kReadBuffer, {kQueue, 0xb0, 64}, 0, 1));
+    writeFragment(dir, pid, 100, 0, "ocl", first);
+    writeFragment(dir, pid, 100, 1, "ocl", {apiCall(140, 150, kFinish, {kQueue})});
+    writeFragment(dir, pid, 200, 0, "ocl", {apiCall(105, 115, kFinish, {kQueue})});
+    writeFragment(dir, pid, 300, 0, "ocl", {deviceTimes(200, 1, 122, 124, 126, 128, 0x11F3)});
+}
+
+struct Merged {
+    bool ok = false;
+    std::string error;
+    MergeResult result;
+    AtpDocument doc;
+    std::string docError;
+};
+
+AtpHeader testHeader() {
+    AtpHeader h;
+    h.application = "/bin/app";
+    h.applicationArgs = {"-n", "3"};
+    h.osVersion = "Linux Build test";
+    return h;
+}
+
+Merged merge(const TempDir& dir, uint64_t pid, const std::string& base, MergeOptions options = {}) {
+    static const FakeFormatter formatter;
+    if (options.formatter == nullptr) options.formatter = &formatter;
+    Merged m;
+    if (!options.note) options.note = [](const std::string&) {};
+    m.ok = mergeProcess(dir.path(), pid, base, testHeader(), options, m.result, m.error);
+    if (m.ok && m.result.written) {
+        const bool read = loadAtpFile(m.result.atpPath, m.doc, m.docError);
+        EXPECT_TRUE(read) << m.docError;
+    }
+    return m;
+}
+
+uint64_t gettidNow() { return static_cast<uint64_t>(syscall(SYS_gettid)); }
+
+// Marker fragments written by the real recorder, as a marker library does in timeout mode.
+void recordMarkers(const TempDir& dir, const std::string& tag) {
+    record::RecorderOptions o;
+    o.mode = record::FlushMode::Timeout;
+    o.fragmentDir = dir.path();
+    o.fragmentTag = tag;
+    record::Recorder rec(o);
+    record::ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "Frame 1", "Render"));
+    ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "Upload", ""));
+    ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now()));
+    ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now()));
+    std::string error;
+    ASSERT_TRUE(rec.stop(error)) << error;
+}
+
+TEST(Merge, FragmentsOfAProcessBecomeOneAtp) {
+    TempDir dir;
+    const uint64_t pid = static_cast<uint64_t>(getpid());
+    writeOclProcess(dir, pid);
+    recordMarkers(dir, "clperfmarker");
+    ASSERT_EQ(namesIn(dir.path()).size(), 5u);
+
+    Merged m = merge(dir, pid, dir.file("run____PID___"));
+    ASSERT_TRUE(m.ok) << m.error;
+    ASSERT_TRUE(m.result.written);
+    EXPECT_EQ(m.result.atpPath, dir.file("run_" + std::to_string(pid) + ".atp"));
+    EXPECT_THAT(namesIn(dir.path()), ElementsAre("run_" + std::to_string(pid) + ".atp"));
+    EXPECT_EQ(m.result.removed.size(), 5u);
+
+    ASSERT_NE(m.doc.headerValue("ApplicationArgs"), nullptr);
+    EXPECT_EQ(*m.doc.headerValue("ApplicationArgs"), "-n 3");
+    EXPECT_EQ(*m.doc.headerValue("ClockDomain"), "CLOCK_MONOTONIC");
+    EXPECT_EQ(m.doc.header.front().first, "TraceFileVersion");
+    EXPECT_THAT(m.doc.sections, ElementsAre(SectionKind::OclApiTrace, SectionKind::OclTimestamp,
+                                            SectionKind::Perfmarker));
+    const auto& api = m.doc.blocks[SectionKind::OclApiTrace];
+    ASSERT_EQ(api.size(), 2u);
+    EXPECT_EQ(api[0].tid, 100u);
+    EXPECT_EQ(api[0].lines.size(), 3u);  // both fragments of thread 100, in serial order
+    EXPECT_THAT(api[0].lines[2], HasSubstr("clFinish"));
+    EXPECT_EQ(api[1].tid, 200u);
+    const auto& ts = m.doc.blocks[SectionKind::OclTimestamp];
+    std::vector<std::string_view> fields;
+    splitFields(ts[0].lines[1], fields);
+    OclTimestampLine read;
+    std::string error;
+    ASSERT_TRUE(parseOclTimestampFields(fields, read, error)) << error;
+    EXPECT_EQ(read.queued, 122u);
+    EXPECT_EQ(read.deviceName, "gfx900");
+    EXPECT_EQ(read.dataSize, 64u);
+
+    ASSERT_EQ(m.doc.markers.threads.size(), 1u);
+    EXPECT_EQ(m.doc.markers.threads[0].tid, gettidNow());
+    const auto& markers = m.doc.markers.threads[0].markers;
+    ASSERT_EQ(markers.size(), 4u);
+    EXPECT_EQ(markers[0].name, "Frame 1");
+    EXPECT_EQ(markers[0].group, "Render");
+    EXPECT_EQ(markers[1].group, "Default");
+    EXPECT_EQ(m.result.markerThreads, 1u);
+    EXPECT_EQ(m.result.ocl.lines, 4u);
+}
+
+TEST(Merge, MarkersFromTheFinishedFilesOfBothLibraries) {
+    TempDir dir;
+    const std::string base = dir.file("session");
+    fs::copy_file(fixture("legacy_amd_opencl_crlf.clperfmarker"), base + ".clperfmarker");
+    fs::copy_file(fixture("spec_example.amdtperfmarker"), base + ".amdtperfmarker");
+    Merged m = merge(dir, kPid, base);
+    ASSERT_TRUE(m.ok) << m.error;
+    ASSERT_TRUE(m.result.written);
+    EXPECT_THAT(m.doc.sections, ElementsAre(SectionKind::Perfmarker));
+    ASSERT_EQ(m.doc.markers.threads.size(), 2u);  // the legacy file's, then the spec example's
+    EXPECT_EQ(m.doc.markers.threads[0].tid, 42u);
+    EXPECT_EQ(m.doc.markers.threads.back().tid, 4711u);
+    EXPECT_EQ(m.doc.markers.threads.back().markers.size(), 4u);
+    EXPECT_EQ(m.result.markerThreads, 2u);
+    EXPECT_THAT(namesIn(dir.path()), ElementsAre("session.atp"));
+    // One section line, no CR, no blank lines.
+    const std::string text = readFile(m.result.atpPath);
+    EXPECT_EQ(text.find("\r"), std::string::npos);
+    EXPECT_EQ(text.find("Perfmarker Output"), text.rfind("Perfmarker Output"));
+}
+
+TEST(Merge, FragmentsTakePrecedenceOverTheFinishedFile) {
+    TempDir dir;
+    const uint64_t pid = static_cast<uint64_t>(getpid());
+    recordMarkers(dir, "amdtperfmarker");
+    const std::string base = dir.file("s");
+    fs::copy_file(fixture("spec_example.amdtperfmarker"), base + ".amdtperfmarker");
+    std::vector<std::string> notes;
+    MergeOptions options;
+    options.note = [&notes](const std::string& n) { notes.push_back(n); };
+    Merged m = merge(dir, pid, base, options);
+    ASSERT_TRUE(m.ok) << m.error;
+    ASSERT_EQ(m.doc.markers.threads.size(), 1u);
+    EXPECT_EQ(m.doc.markers.threads[0].tid, gettidNow());
+    EXPECT_THAT(m.result.kept, ElementsAre(base + ".amdtperfmarker"));
+    EXPECT_THAT(notes, Contains(HasSubstr("take precedence")));
+    EXPECT_THAT(namesIn(dir.path()), ElementsAre("s.amdtperfmarker", "s.atp"));
+}
+
+TEST(Merge, ForeignFilesAreReportedAndNeverTouched) {
+    TempDir dir;
+    writeOclProcess(dir, kPid);
+    writeFragment(dir, 999, 1, 0, "ocl", {apiCall(1, 2, kFinish, {1})});
+    writeFragment(dir, 42420, 1, 0, "clperfmarker", {marker(RecordKind::MarkerBegin, 5, "m")});
+    const std::vector<std::string> foreign = {"4242_1.ocl.frag", "4242_1_0.other.frag", "notes.txt",
+                                              "x_1_0.ocl.frag"};
+    for (const std::string& name : foreign) writeFile(dir.file(name), "keep me");
+
+    SessionDirListing listing;
+    std::string error;
+    ASSERT_TRUE(listSessionPids(dir.path(), listing, error)) << error;
+    EXPECT_THAT(listing.pids, ElementsAre(999u, kPid, 42420u));
+    EXPECT_EQ(listing.foreign, foreign);
+
+    Merged m = merge(dir, kPid, dir.file("out"));
+    ASSERT_TRUE(m.ok) << m.error;
+    for (const std::string& name : foreign) EXPECT_EQ(readFile(dir.file(name)), "keep me");
+    EXPECT_TRUE(fs::exists(dir.file("999_1_0.ocl.frag")));
+    EXPECT_TRUE(fs::exists(dir.file("42420_1_0.clperfmarker.frag")));
+    EXPECT_FALSE(fs::exists(dir.file("4242_100_0.ocl.frag")));
+    EXPECT_TRUE(m.doc.markers.threads.empty());  // 42420's markers are not 4242's
+
+    EXPECT_FALSE(listSessionPids(dir.file("missing"), listing, error));
+    EXPECT_THAT(error, HasSubstr(dir.file("missing")));
+}
+
+TEST(Merge, UnwritableOutputIsAnErrorAndKeepsTheInputs) {
+    TempDir dir;
+    writeOclProcess(dir, kPid);
+    const std::vector<std::string> before = namesIn(dir.path());
+    const std::string base = dir.file("no/such/dir/run");
+    Merged m = merge(dir, kPid, base);
+    EXPECT_FALSE(m.ok);
+    EXPECT_THAT(m.error, HasSubstr(base + ".atp"));
+    EXPECT_THAT(m.error, HasSubstr("No such file or directory"));
+    EXPECT_FALSE(m.result.written);
+    EXPECT_EQ(namesIn(dir.path()), before);
+}
+
+TEST(Merge, TruncatedFragmentKeepsItsWholeRecords) {
+    TempDir dir;
+    std::vector<Rec> records;
+    for (uint64_t i = 0; i < 4; ++i) records.push_back(apiCall(10 * i, 10 * i + 5, kFinish, {1}));
+    std::string bytes = fragmentBytes(kPid, 7, records);
+    bytes.resize(bytes.size() - 20);  // the process died inside the last write
+    writeFile(dir.file("4242_7_0.ocl.frag"), bytes);
+    std::vector<std::string> notes;
+    MergeOptions options;
+    options.note = [&notes](const std::string& n) { notes.push_back(n); };
+    Merged m = merge(dir, kPid, dir.file("t"), options);
+    ASSERT_TRUE(m.ok) << m.error;
+    ASSERT_EQ(m.doc.blocks[SectionKind::OclApiTrace].size(), 1u);
+    EXPECT_EQ(m.doc.blocks[SectionKind::OclApiTrace][0].lines.size(), 3u);
+    ASSERT_EQ(notes.size(), 1u);  // said once although the fragment is read three times
+    EXPECT_THAT(notes[0], AllOf(HasSubstr("4242_7_0.ocl.frag"), HasSubstr("cut short"),
+                                HasSubstr("3 whole records")));
+    EXPECT_FALSE(fs::exists(dir.file("4242_7_0.ocl.frag")));
+}
+
+TEST(Merge, UnreadableFragmentIsLeftInPlace) {
+    TempDir dir;
+    writeOclProcess(dir, kPid);
+    writeFile(dir.file("4242_50_0.ocl.frag"), "not a fragment at all, just text");
+    writeFile(dir.file("4242_51_0.ocl.frag"), "");
+    std::vector<std::string> notes;
+    MergeOptions options;
+    options.note = [&notes](const std::string& n) { notes.push_back(n); };
+    Merged m = merge(dir, kPid, dir.file("u"), options);
+    ASSERT_TRUE(m.ok) << m.error;
+    EXPECT_EQ(m.doc.blocks[SectionKind::OclApiTrace].size(), 2u);
+    EXPECT_THAT(m.result.kept,
+                ElementsAre(dir.file("4242_50_0.ocl.frag"), dir.file("4242_51_0.ocl.frag")));
+    EXPECT_THAT(notes, Contains(HasSubstr("bad magic")));
+    EXPECT_THAT(namesIn(dir.path()),
+                ElementsAre("4242_50_0.ocl.frag", "4242_51_0.ocl.frag", "u.atp"));
+}
+
+TEST(Merge, ProgressIsMonotoneAndEndsComplete) {
+    TempDir dir;
+    writeOclProcess(dir, kPid);
+    writeFragment(dir, kPid, 100, 0, "clperfmarker",
+                  {marker(RecordKind::MarkerBegin, 1, "a"), marker(RecordKind::MarkerEnd, 2)});
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    MergeOptions options;
+    options.progress = [&calls](uint64_t done, uint64_t total) { calls.emplace_back(done, total); };
+    options.ocl.maxApiCalls = 2;  // one more reading of the OpenCL fragments
+    Merged m = merge(dir, kPid, dir.file("p"), options);
+    ASSERT_TRUE(m.ok) << m.error;
+    ASSERT_FALSE(calls.empty());
+    for (size_t i = 0; i < calls.size(); ++i) {
+        EXPECT_LE(calls[i].first, calls[i].second) << i;
+        if (i > 0) {
+            EXPECT_GE(calls[i].first, calls[i - 1].first) << i;
+        }
+    }
+    EXPECT_EQ(calls.back().first, calls.back().second);
+    EXPECT_EQ(m.result.ocl.droppedLines, 2u);
+    EXPECT_THAT(m.result.notes, Contains(HasSubstr("beyond the limit of 2")));
+}
+
+TEST(Merge, NothingToMergeWritesNothing) {
+    TempDir dir;
+    writeFragment(dir, kPid, 1, 0, "ocl", {deviceTimes(1, 1, 2, 3, 4, 5, 0)});  // no API call
+    Merged m = merge(dir, kPid, dir.file("none"));
+    ASSERT_TRUE(m.ok) << m.error;
+    EXPECT_FALSE(m.result.written);
+    EXPECT_THAT(m.result.notes, Contains(HasSubstr("no .atp written")));
+    EXPECT_THAT(namesIn(dir.path()), ElementsAre("4242_1_0.ocl.frag"));
+}
+
+TEST(Merge, BrokenFinishedMarkerFileIsNotMerged) {
+    TempDir dir;
+    writeOclProcess(dir, kPid);
+    writeFile(dir.file("b.clperfmarker"), "=====Perfmarker Output=====\n1\n2\nclEndPerfMarker 5\n");
+    Merged m = merge(dir, kPid, dir.file("b"));
+    ASSERT_TRUE(m.ok) << m.error;
+    EXPECT_THAT(m.doc.sections, ElementsAre(SectionKind::OclApiTrace, SectionKind::OclTimestamp));
+    EXPECT_THAT(m.result.kept, ElementsAre(dir.file("b.clperfmarker")));
+    EXPECT_THAT(m.result.notes, Contains(HasSubstr("b.clperfmarker:")));
+}
+
+// The catalogue formatter of ocl_format.h, end to end (slots and ids of cl_api_table.inc).
+TEST(Merge, WithTheRealFormatter) {
+    constexpr uint16_t kFinishSlot = 47;
+    constexpr uint16_t kReadBufferSlot = 48;
+    TempDir dir;
+    std::vector<Rec> records = queueObjects();
+    records.push_back(apiCall(100, 110, kFinish, {kQueue}, 0, 0, {}, kFinishSlot));
+    records.push_back(apiCall(120, 130, kReadBuffer, {kQueue, 0xb0, 1, 0, 4096, 0x7fff0, 0, 0, 0},
+                              0, 1, {}, kReadBufferSlot));
+    records.push_back(deviceTimes(200, 1, 122, 124, 126, 128, 0x11F3));
+    writeFragment(dir, kPid, 9, 0, "ocl", records);
+    MergeOptions options;
+    options.formatter = &defaultOclFormatter();
+    Merged m = merge(dir, kPid, dir.file("real"), options);
+    ASSERT_TRUE(m.ok) << m.error;
+    const auto& api = m.doc.blocks[SectionKind::OclApiTrace];
+    ASSERT_EQ(api.size(), 1u);
+    EXPECT_EQ(api[0].lines[0], "CL_SUCCESS = clFinish ( 0x5000 )");
+    EXPECT_THAT(
+        api[0].lines[1],
+        ::testing::StartsWith("CL_SUCCESS = clEnqueueReadBuffer ( 0x5000;0xb0;CL_TRUE;0;4096;"));
+    const auto& ts = m.doc.blocks[SectionKind::OclTimestamp];
+    std::vector<std::string_view> fields;
+    splitFields(ts[0].lines[1], fields);
+    OclTimestampLine line;
+    std::string error;
+    ASSERT_TRUE(parseOclTimestampFields(fields, line, error)) << error;
+    EXPECT_EQ(line.apiType, 52);
+    EXPECT_EQ(line.commandName, "CL_COMMAND_READ_BUFFER");
+    EXPECT_EQ(line.dataSize, 4096u);
+    EXPECT_EQ(line.queueHandle, "0x5000");
+    EXPECT_EQ(m.result.ocl.unformattedLines, 0u);
+}
+
+}  // namespace
+}  // namespace perfmarker::atp

@@ -1,0 +1,230 @@
+// The .atp header, section markers, timestamp-line layout and the file writer's error handling
+// (src/atp/atp_header.h, ocl_timestamp.h, atp_file_writer.h).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <sstream>
+
+#include "atp/atp_file_writer.h"
+#include "atp/atp_header.h"
+#include "atp/ocl_timestamp.h"
+#include "atp_trace_support.h"
+
+namespace perfmarker::atp {
+namespace {
+
+using namespace perfmarker::atp::testing;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::vector<std::string> linesOf(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+TEST(AtpHeader, LinesInTheDocumentedOrder) {
+    AtpHeader h;
+    h.application = "/opt/app/bin/vecadd";
+    h.applicationArgs = {"--size", "1024", " "};
+    h.workingDirectory = "/work dir";
+    h.fullEnvironment = true;
+    h.envVars = {{"ZED", "1"}, {"ALPHA", "a=b"}};
+    h.osVersion = "Linux Build 6.1.0";
+    h.displayName = "Session 1";
+    h.clExcludedApis = {"clGetEventInfo", "clFinish", "clFinish"};
+    EXPECT_THAT(
+        linesOf(formatAtpHeader(h)),
+        ElementsAre("TraceFileVersion=3.2", "ProfilerVersion=" + std::string(profilerVersion()),
+                    "Application=/opt/app/bin/vecadd", "ApplicationArgs=--size 1024",
+                    "WorkingDirectory=/work dir", "FullEnvironment=1", "EnvVar=ALPHA=a=b",
+                    "EnvVar=ZED=1", "UserTimer=False", "OS Version=Linux Build 6.1.0",
+                    "DisplayName=Session 1", "ClockDomain=CLOCK_MONOTONIC",
+                    "CLExcludedAPIs=clFinish,clGetEventInfo"));
+}
+
+TEST(AtpHeader, OptionalLinesAndDefaults) {
+    AtpHeader h;
+    h.applicationArgs = {"a\nb"};  // a line break would end the header line early
+    const std::vector<std::string> lines = linesOf(formatAtpHeader(h));
+    ASSERT_EQ(lines.size(), 10u);
+    EXPECT_EQ(lines[3], "ApplicationArgs=a b");
+    EXPECT_EQ(lines[5], "UserTimer=False");
+    EXPECT_THAT(lines[6], StartsWith("OS Version=Linux Build "));
+    EXPECT_EQ(lines[9], "CLExcludedAPIs=");
+    EXPECT_THAT(std::string(profilerVersion()),
+                ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+"));
+}
+
+TEST(AtpSections, NamesAndLegacySpellings) {
+    EXPECT_EQ(sectionLine(SectionKind::OclApiTrace), "=====ocl API Trace Output=====\n");
+    EXPECT_EQ(sectionLine(SectionKind::OclTimestamp), "=====ocl Timestamp Output=====\n");
+    EXPECT_EQ(sectionLine(SectionKind::Perfmarker), "=====Perfmarker Output=====\n");
+    EXPECT_EQ(sectionKindOf("CodeXL ocl API Trace Output"), SectionKind::OclApiTrace);
+    EXPECT_EQ(sectionKindOf("AMD CodeXL ocl Timestamp Output"), SectionKind::OclTimestamp);
+    EXPECT_EQ(sectionKindOf("CodeXL hsa Kernel Timestamp Output"), SectionKind::HsaKernelTimestamp);
+    EXPECT_EQ(sectionKindOf("OpenCL Perfmarker Output"), SectionKind::Perfmarker);
+    EXPECT_EQ(sectionKindOf("CodeXL Perfmarker Output"), SectionKind::Perfmarker);
+    EXPECT_EQ(sectionKindOf("AMD APP Profiler Trace Output"), SectionKind::OclApiTrace);
+    EXPECT_EQ(sectionKindOf("AMD APP Profiler Timestamp Output"), SectionKind::OclTimestamp);
+    EXPECT_EQ(sectionKindOf("something else"), SectionKind::Unknown);
+    std::string_view name;
+    EXPECT_TRUE(parseSectionLine("=====ocl API Trace Output=====\r", name));
+    EXPECT_EQ(name, "ocl API Trace Output");
+    EXPECT_FALSE(parseSectionLine("==========", name));
+    EXPECT_FALSE(parseSectionLine("=====open", name));
+}
+
+TEST(OclTimestampLineFormat, RoundTripsEveryTail) {
+    OclTimestampLine line;
+    line.apiType = 66;
+    line.apiName = "clEnqueueNDRangeKernel";
+    line.start = 1;
+    line.end = 2;
+    line.hasDevice = true;
+    line.commandType = kClCommandNdrangeKernel;
+    line.commandName = "CL_COMMAND_NDRANGE_KERNEL";
+    line.queued = 3, line.submit = 4, line.deviceStart = 5, line.deviceEnd = 6;
+    line.queueId = 7, line.queueHandle = "0x10", line.contextId = 8, line.contextHandle = "0x20";
+    line.deviceName = "a_very_long_device_name_that_overflows_its_field";
+    line.tail = OclTimestampLine::Tail::Kernel;
+    line.kernelHandle = "0x30", line.kernelName = "k", line.globalSize = "{8,8}";
+    line.localSize = "{NULL}";
+    std::string text;
+    appendOclTimestampLine(text, line);
+    EXPECT_THAT(text, HasSubstr("overflows_its_field0x30"));  // setw never truncates
+    std::vector<std::string_view> fields;
+    splitFields(text, fields);
+    OclTimestampLine back;
+    std::string error;
+    // The over-long device name ran into the kernel handle: one token fewer.
+    EXPECT_FALSE(parseOclTimestampFields(fields, back, error));
+    line.deviceName = "gfx900";
+    text.clear();
+    appendOclTimestampLine(text, line);
+    splitFields(text, fields);
+    ASSERT_TRUE(parseOclTimestampFields(fields, back, error)) << error;
+    EXPECT_EQ(back.kernelName, "k");
+    EXPECT_EQ(back.localSize, "{NULL}");
+    EXPECT_EQ(back.deviceEnd, 6u);
+
+    line.commandType = 0x11F3;
+    line.tail = OclTimestampLine::Tail::DataSize;
+    line.dataSize = 4096;
+    text.clear();
+    appendOclTimestampLine(text, line);
+    EXPECT_THAT(text, ::testing::EndsWith("gfx900" + std::string(24, ' ') + "4096" +
+                                          std::string(16, ' ') + "\n"));
+    splitFields(text, fields);
+    ASSERT_TRUE(parseOclTimestampFields(fields, back, error)) << error;
+    EXPECT_EQ(back.tail, OclTimestampLine::Tail::DataSize);
+    EXPECT_EQ(back.dataSize, 4096u);
+}
+
+TEST(OclTimestampLineFormat, FieldErrorsNameTheField) {
+    std::vector<std::string_view> fields;
+    OclTimestampLine out;
+    std::string error;
+    splitFields("66 clFoo 12x 13", fields);
+    EXPECT_FALSE(parseOclTimestampFields(fields, out, error));
+    EXPECT_THAT(error, HasSubstr("the start time"));
+    EXPECT_THAT(error, HasSubstr("field 3"));
+    splitFields("66 clFoo 12", fields);
+    EXPECT_FALSE(parseOclTimestampFields(fields, out, error));
+    EXPECT_THAT(error, HasSubstr("got 3 fields"));
+    splitFields("66 clFoo 12 13 4592 CL_COMMAND_NDRANGE_KERNEL 1 2 3", fields);
+    EXPECT_FALSE(parseOclTimestampFields(fields, out, error));
+    EXPECT_THAT(error, HasSubstr("at least 15 fields"));
+}
+
+TEST(AtpFileWriter, WritesThroughATemporaryName) {
+    TempDir dir;
+    const std::string path = dir.file("out.atp");
+    AtpFileWriter w;
+    ASSERT_TRUE(w.open(path)) << w.error();
+    EXPECT_FALSE(fs::exists(path));
+    const std::string big(3 << 20, 'x');  // larger than the buffer
+    ASSERT_TRUE(w.write("hello\n"));
+    ASSERT_TRUE(w.write(big));
+    ASSERT_TRUE(w.commit()) << w.error();
+    EXPECT_EQ(readFile(path), "hello\n" + big);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+TEST(AtpFileWriter, AbandonedWriteLeavesNothing) {
+    TempDir dir;
+    {
+        AtpFileWriter w;
+        ASSERT_TRUE(w.open(dir.file("out.atp")));
+        ASSERT_TRUE(w.write("partial"));
+    }
+    EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(AtpFileWriter, MissingDirectoryIsReportedWithThePath) {
+    TempDir dir;
+    AtpFileWriter w;
+    const std::string path = dir.file("no/such/dir/out.atp");
+    EXPECT_FALSE(w.open(path));
+    EXPECT_THAT(w.error(), HasSubstr(path));
+    EXPECT_THAT(w.error(), HasSubstr("No such file or directory"));
+    EXPECT_FALSE(w.write("x"));
+    EXPECT_FALSE(w.commit());
+}
+
+TEST(AtpFileWriter, ParentThatIsAFileIsReported) {
+    TempDir dir;
+    writeFile(dir.file("plain"), "x");
+    AtpFileWriter w;
+    EXPECT_FALSE(w.open(dir.file("plain/out.atp")));
+    EXPECT_THAT(w.error(), HasSubstr("Not a directory"));
+}
+
+TEST(AtpFileWriter, RenameOntoADirectoryFails) {
+    TempDir dir;
+    fs::create_directory(dir.file("taken.atp"));
+    fs::create_directory(dir.file("taken.atp/inside"));
+    AtpFileWriter w;
+    ASSERT_TRUE(w.open(dir.file("taken.atp")));
+    ASSERT_TRUE(w.write("x"));
+    EXPECT_FALSE(w.commit());
+    EXPECT_THAT(w.error(), HasSubstr("cannot rename"));
+    EXPECT_THAT(w.error(), HasSubstr(dir.file("taken.atp")));
+    // Only the directory is left: the temporary file was removed.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+// A full disk, simulated with a file-size limit (EFBIG instead of ENOSPC: the same path).
+TEST(AtpFileWriter, FailedWriteIsReportedNotDropped) {
+    TempDir dir;
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    struct sigaction ignore {
+    }, previous{};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGXFSZ, &ignore, &previous);
+    rlimit small = old;
+    small.rlim_cur = 64 * 1024;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+
+    AtpFileWriter w;
+    const bool opened = w.open(dir.file("out.atp"));
+    bool wrote = opened;
+    for (int i = 0; i < 4 && wrote; ++i) wrote = w.write(std::string(1 << 20, 'y'));
+    const bool committed = wrote && w.commit();
+
+    setrlimit(RLIMIT_FSIZE, &old);
+    sigaction(SIGXFSZ, &previous, nullptr);
+    ASSERT_TRUE(opened);
+    EXPECT_FALSE(committed);
+    EXPECT_THAT(w.error(), HasSubstr("cannot write " + dir.file("out.atp")));
+    EXPECT_THAT(w.error(), HasSubstr("File too large"));
+    EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+}  // namespace
+}  // namespace perfmarker::atp
