@@ -44,7 +44,6 @@ struct ProcessMerge {
 };
 
 struct MergeReport {
-    bool available = true;  // false: this build has no merge step
     std::vector<ProcessMerge> processes;
 };
 

@@ -1,10 +1,11 @@
 // The OpenCL samples on PoCL, run directly and under `perfmarker trace`: the same stdout and
 // exit status both ways, the trace agent really loaded under the launcher, and the run's files
-// where the launcher says. Once the merge step is wired (PERFMARKER_CLI_MERGE_WIRED), the trace
-// itself is checked too.
+// where the launcher says, with the trace itself checked.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "run_process.h"
 
@@ -34,19 +35,23 @@ const Sample kSamples[] = {
     {PERFMARKER_MULTIQUEUE_PATH, "amdtperfmarker", "lane 0: rounds=3 wrong=0 "},
 };
 
+// PoCL through the real loader, the layer's self-test line on, and no session or layer from
+// the caller's environment.
+EnvChanges launcherEnv(const ScratchDir& scratch) {
+    return {{"OCL_ICD_VENDORS", PERFMARKER_POCL_ICD},
+            {"OPENCL_VENDOR_PATH", std::nullopt},
+            {"OCL_ICD_FILENAMES", std::nullopt},
+            {"OPENCL_LAYERS", std::nullopt},
+            {"POCL_CACHE_DIR", scratch.path() + "/pocl-cache"},
+            {"PERFMARKER_LAYER_SELFTEST", "1"},
+            {"PERFMARKER_AGENT_DIR", std::nullopt},
+            {"PERFMARKER_OUTPUT", std::nullopt},
+            {"PERFMARKER_TMPDIR", std::nullopt}};
+}
+
 class SamplesUnderTheLauncher : public ::testing::TestWithParam<Sample> {
 protected:
-    EnvChanges env() const {
-        return {{"OCL_ICD_VENDORS", PERFMARKER_POCL_ICD},
-                {"OPENCL_VENDOR_PATH", std::nullopt},
-                {"OCL_ICD_FILENAMES", std::nullopt},
-                {"OPENCL_LAYERS", std::nullopt},
-                {"POCL_CACHE_DIR", m_scratch.path() + "/pocl-cache"},
-                {"PERFMARKER_LAYER_SELFTEST", "1"},
-                {"PERFMARKER_AGENT_DIR", std::nullopt},
-                {"PERFMARKER_OUTPUT", std::nullopt},
-                {"PERFMARKER_TMPDIR", std::nullopt}};
-    }
+    EnvChanges env() const { return launcherEnv(m_scratch); }
     ScratchDir m_scratch;
 };
 
@@ -72,24 +77,41 @@ TEST_P(SamplesUnderTheLauncher, SameOutputAndStatusWithAndWithoutTheTracer) {
             sessions.push_back(entry.path());
         }
     }
-#if PERFMARKER_CLI_MERGE_WIRED
     EXPECT_TRUE(sessions.empty()) << "session directory left behind; stderr:\n" << traced.err;
     const std::string atp = readFile(output);
     EXPECT_EQ(atp.rfind("TraceFileVersion=3.2\n", 0), 0u) << atp.substr(0, 200);
     EXPECT_NE(atp.find("=====ocl API Trace Output====="), std::string::npos);
     EXPECT_NE(atp.find("=====Perfmarker Output====="), std::string::npos);
-#else
-    // Until the merge step is wired, the agent's fragments stay in the session directory (and
-    // the launcher says so), and the marker library's own file is moved to the output.
-    for (const fs::path& session : sessions) {
-        for (const auto& entry : fs::directory_iterator(session)) {
-            EXPECT_EQ(entry.path().extension(), ".frag") << entry.path();
-        }
-        EXPECT_NE(traced.err.find("no merge step"), std::string::npos) << traced.err;
-    }
-    const std::string markers = m_scratch.path() + "/sample." + std::string(sample.markerExtension);
-    EXPECT_EQ(readFile(markers).rfind("=====Perfmarker Output=====", 0), 0u) << traced.err;
+}
+
+// pyopencl, a client we did not write, gives the same output and status under the tracer, and
+// its calls are in the trace. It needs Debian's python3-pyopencl in /usr/bin/python3, and an
+// uninstrumented process: a sanitizer build's agent cannot load into the system interpreter.
+TEST(PyOpenClUnderTheLauncher, SameOutputAndStatusWithAndWithoutTheTracer) {
+    ScratchDir scratch;
+#if PERFMARKER_SANITIZED_BUILD
+    GTEST_SKIP() << "the sanitizer build's agent cannot load into /usr/bin/python3";
 #endif
+    const std::vector<std::string> app{"/usr/bin/python3", PERFMARKER_PYOPENCL_SCRIPT};
+    const ProcessResult probe = runProcess({"/usr/bin/python3", "-c", "import pyopencl"},
+                                           launcherEnv(scratch), scratch.path());
+    if (probe.exitCode != 0) GTEST_SKIP() << "python3-pyopencl is not installed";
+    const ProcessResult direct = runProcess(app, launcherEnv(scratch), scratch.path());
+    ASSERT_EQ(direct.exitCode, 0) << direct.err;
+    EXPECT_EQ(direct.out.rfind("pyopencl vadd n=65536 wrong=0 ", 0), 0u) << direct.out;
+
+    const std::string output = scratch.path() + "/py.atp";
+    std::vector<std::string> traced{PERFMARKER_CLI_PATH, "trace", "-o", output, "--"};
+    traced.insert(traced.end(), app.begin(), app.end());
+    const ProcessResult run = runProcess(traced, launcherEnv(scratch), scratch.path());
+    EXPECT_EQ(run.exitCode, direct.exitCode) << run.err;
+    EXPECT_EQ(run.out, direct.out);
+    const std::string atp = readFile(output);
+    EXPECT_EQ(atp.rfind("TraceFileVersion=3.2\n", 0), 0u) << run.err;
+    for (const char* api : {"clBuildProgram", "clEnqueueNDRangeKernel", "clCreateBuffer"}) {
+        EXPECT_NE(atp.find(std::string(" = ") + api + " ( "), std::string::npos) << api;
+    }
+    EXPECT_NE(atp.find("CL_COMMAND_NDRANGE_KERNEL"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(OpenCl, SamplesUnderTheLauncher, ::testing::ValuesIn(kSamples),
