@@ -3,6 +3,7 @@
 // where the launcher says, with the trace itself checked.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -109,6 +110,28 @@ TEST(PyOpenClUnderTheLauncher, SameOutputAndStatusWithAndWithoutTheTracer) {
     const std::string atp = readFile(output);
     EXPECT_EQ(atp.rfind("TraceFileVersion=3.2\n", 0), 0u) << run.err;
     for (const char* api : {"clBuildProgram", "clEnqueueNDRangeKernel", "clCreateBuffer"}) {
+        EXPECT_NE(atp.find(std::string(" = ") + api + " ( "), std::string::npos) << api;
+    }
+    EXPECT_NE(atp.find("CL_COMMAND_NDRANGE_KERNEL"), std::string::npos);
+}
+
+// An application that aborts (no exit handler runs, the agent never merges) still leaves a
+// trace: what the agent flushed every interval is merged by the launcher, which forwards the
+// crash as 128 + SIGABRT.
+TEST(CrashUnderTheLauncher, FlushedCallsAreMergedAfterAnAbort) {
+    ScratchDir scratch;
+    EnvChanges env = launcherEnv(scratch);
+    env["PERFMARKER_TEST_CRASH_AFTER_MS"] = "400";
+    const std::string output = scratch.path() + "/crash.atp";
+    const ProcessResult run = runProcess({PERFMARKER_CLI_PATH, "trace", "--interval", "10", "-o",
+                                          output, "--", PERFMARKER_POCL_APP_PATH},
+                                         env, scratch.path());
+    EXPECT_EQ(run.exitCode, 128 + SIGABRT) << run.err;
+    const std::string atp = readFile(output);
+    EXPECT_EQ(atp.rfind("TraceFileVersion=3.2\n", 0), 0u) << run.err;
+    // Everything the program called before it aborted (its releases would come after).
+    for (const char* api : {"clCreateContext", "clBuildProgram", "clEnqueueNDRangeKernel",
+                            "clEnqueueReadBuffer", "clGetEventProfilingInfo"}) {
         EXPECT_NE(atp.find(std::string(" = ") + api + " ( "), std::string::npos) << api;
     }
     EXPECT_NE(atp.find("CL_COMMAND_NDRANGE_KERNEL"), std::string::npos);

@@ -3,14 +3,19 @@
 // depends only on the results.
 //
 // usage: pocl_vecadd_app [--expect-layer <path of libCLTraceAgent.so>]
+// With PERFMARKER_TEST_CRASH_AFTER_MS=N in the environment it aborts N ms after its OpenCL work,
+// before any exit handler runs (a crashed application, for the tracer's crash tests).
 // With --expect-layer it also checks that the loader loaded the layer (this program never
 // opens it) and that the layer answers clGetLayerInfo(CL_LAYER_NAME). Exit status 0 on success.
 #include <CL/cl.h>
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -181,6 +186,10 @@ int main(int argc, char** argv) {
     cl_device_id device = nullptr;
     if (!setUp(cl, &device) || !run(cl, a, b, c) || !checkProfilingAsAsked(cl, device, a)) {
         return 1;
+    }
+    if (const char* crash = std::getenv("PERFMARKER_TEST_CRASH_AFTER_MS")) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(crash)));
+        std::abort();
     }
     // The loader loads its layers at its first use, so only now can the layer be there.
     if (argc == 3 && std::strcmp(argv[1], "--expect-layer") == 0 && !checkLayer(argv[2])) {
