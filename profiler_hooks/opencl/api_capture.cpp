@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "agent_state.h"
 #include "atp/ocl_api.h"
@@ -178,17 +177,12 @@ void recordApiCall(const CallInfo& call, uint64_t ret, const uint64_t* args,
     head.argCount = static_cast<uint16_t>(argCount);
     head.ret = ret;
     head.enqueueId = call.enqueueId;
-    alignas(8) unsigned char stack[1024];
-    unsigned char* buffer = stack;
-    if (size > sizeof stack) {
-        // Large captures (query results, long strings): a per-thread buffer, reused.
-        static thread_local std::vector<unsigned char> big;
-        if (big.size() < size) big.resize(size);
-        buffer = big.data();
-    }
-    writePayload(buffer, head, args, argCount, pieces, pieceCount);
-    recorder->append(log, record::RecordKind::ApiCall, call.startTicks,
-                     std::string_view(reinterpret_cast<const char*>(buffer), size));
+    // Written in place into the thread's chunk: the payload is a whole number of 8-byte words
+    // (pieces are padded), so the record needs no padding of its own.
+    unsigned char* out = recorder->reserve(log, record::RecordKind::ApiCall, call.startTicks, size);
+    if (out == nullptr) return;
+    writePayload(out, head, args, argCount, pieces, pieceCount);
+    recorder->commitReserved(log, size);
 }
 
 }  // namespace perfmarker::cltrace

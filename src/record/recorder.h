@@ -136,6 +136,24 @@ public:
         return true;
     }
 
+    // Two-step append of a record whose only string is a payload of `bytes` bytes, written in
+    // place (no copy through a staging buffer): reserve() writes the header and returns where
+    // the payload goes, or null when no memory can be had; the caller writes exactly `bytes`
+    // bytes there and then calls commitReserved(). Nothing else may be appended in between.
+    unsigned char* reserve(ThreadLog* log, RecordKind kind, uint64_t ticks, size_t bytes) {
+        const size_t need = recordSize(bytes, 0, 0);
+        if (PERFMARKER_UNLIKELY(log->cursor + need > log->limit)) {
+            if (!rotate(log, need)) return nullptr;
+        }
+        unsigned char* p = log->base + log->cursor;
+        storeHeader(p, ticks, static_cast<uint32_t>(kind), static_cast<uint32_t>(bytes), 0, 0);
+        return p + sizeof(RecordHeader);
+    }
+    void commitReserved(ThreadLog* log, size_t bytes) {
+        log->cursor += static_cast<uint32_t>(recordSize(bytes, 0, 0));
+        publish(log);
+    }
+
     // As append(), for C strings (null means empty). Strings of up to kShortString bytes are
     // measured and copied in one word-at-a-time pass; longer ones take append().
     bool appendCStrings(ThreadLog* log, RecordKind kind, uint64_t ticks, const char* s0,
