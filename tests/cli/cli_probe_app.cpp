@@ -87,7 +87,11 @@ int main(int argc, char** argv) {
     if (command == "exit" && argc > 2) return std::atoi(argv[2]);
     if (command == "kill" && argc > 2) {
         std::fflush(stdout);
-        kill(getpid(), std::atoi(argv[2]));
+        // The default action, even where a sanitizer runtime installed its own handler (it
+        // would turn SIGSEGV into an exit status).
+        const int sig = std::atoi(argv[2]);
+        signal(sig, SIG_DFL);
+        kill(getpid(), sig);
         return 1;
     }
     if (command == "session-dir") return sessionDirMode();
