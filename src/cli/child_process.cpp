@@ -36,7 +36,14 @@ sigset_t forwardedSet() {
     return set;
 }
 
+// The dispositions the launcher was started with, restored in the child before exec and in the
+// launcher afterwards (an application started with SIGHUP ignored, under nohup, keeps it so).
+std::array<struct sigaction, kForwardedSignals.size()> g_savedActions{};
+
 void installForwarding() {
+    for (size_t i = 0; i < kForwardedSignals.size(); ++i) {
+        sigaction(kForwardedSignals[i], nullptr, &g_savedActions[i]);
+    }
     struct sigaction action {};
     action.sa_sigaction = &forwardSignal;
     action.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -44,17 +51,16 @@ void installForwarding() {
     for (int sig : kForwardedSignals) sigaction(sig, &action, nullptr);
 }
 
-void restoreDefaults() {
-    struct sigaction action {};
-    action.sa_handler = SIG_DFL;
-    sigemptyset(&action.sa_mask);
-    for (int sig : kForwardedSignals) sigaction(sig, &action, nullptr);
+void restoreSavedActions() {
+    for (size_t i = 0; i < kForwardedSignals.size(); ++i) {
+        sigaction(kForwardedSignals[i], &g_savedActions[i], nullptr);
+    }
 }
 
 // In the child: reports the exec failure's errno through the close-on-exec pipe, then exits
 // with the shell's status for it.
 [[noreturn]] void execChild(const ChildSpec& spec, int errorPipe, const sigset_t& oldMask) {
-    restoreDefaults();
+    restoreSavedActions();
     sigprocmask(SIG_SETMASK, &oldMask, nullptr);
     std::vector<char*> args;
     for (const std::string& arg : spec.argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -116,7 +122,11 @@ ChildResult runChild(const ChildSpec& spec) {
         result.error = std::string("fork: ") + std::strerror(errno);
     } else {
         g_child = pid;
-        sigprocmask(SIG_SETMASK, &oldMask, nullptr);
+        // The launcher itself always takes the forwarded signals while it waits, even when its
+        // parent started it with them blocked (the application keeps the mask it inherited).
+        sigset_t waitMask = oldMask;
+        for (int sig : kForwardedSignals) sigdelset(&waitMask, sig);
+        sigprocmask(SIG_SETMASK, &waitMask, nullptr);
         const int execError = readExecError(pipeFds[0]);
         result.pid = pid;
         result.exitCode = waitForExit(pid);
@@ -126,7 +136,7 @@ ChildResult runChild(const ChildSpec& spec) {
         if (!result.started) result.error = std::strerror(execError);
     }
     close(pipeFds[0]);
-    restoreDefaults();
+    restoreSavedActions();
     sigprocmask(SIG_SETMASK, &oldMask, nullptr);
     return result;
 }

@@ -249,7 +249,8 @@ TEST_F(Launcher, PidTokenInTheOutputNamesEveryProcess) {
 }
 
 // A SIGTERM sent to the launcher reaches the application, and the launcher still exits with the
-// application's status.
+// application's status. The launcher is started with SIGTERM blocked, as some job runners do:
+// it must take the signal anyway (the application keeps the mask it inherited).
 TEST_F(Launcher, TerminationSignalsAreForwarded) {
     const std::string ready = m_scratch.path() + "/ready";
     const std::string outFile = m_scratch.path() + "/forward.out";
@@ -258,6 +259,10 @@ TEST_F(Launcher, TerminationSignalsAreForwarded) {
     if (launcher == 0) {
         setenv("PERFMARKER_AGENT_DIR", m_agentDir.c_str(), 1);
         if (freopen(outFile.c_str(), "w", stdout) == nullptr) _exit(99);
+        sigset_t blocked;
+        sigemptyset(&blocked);
+        sigaddset(&blocked, SIGTERM);
+        sigprocmask(SIG_BLOCK, &blocked, nullptr);
         execl(kPerfmarker.c_str(), kPerfmarker.c_str(), "trace", "-o", (m_out + "/t.atp").c_str(),
               "--", kProbe.c_str(), "wait-signal", ready.c_str(), static_cast<char*>(nullptr));
         _exit(98);

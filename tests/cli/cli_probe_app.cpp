@@ -69,6 +69,11 @@ int waitForSignal(const char* readyFile) {
     action.sa_handler = [](int) { g_gotTerm = 1; };
     sigemptyset(&action.sa_mask);
     sigaction(SIGTERM, &action, nullptr);
+    // Whatever mask the test harness started us with, this command is about receiving SIGTERM.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &set, nullptr);
     if (!writeFile(readyFile, "ready\n")) return 1;
     for (int i = 0; i < 3000 && !g_gotTerm; ++i) usleep(10000);
     if (!g_gotTerm) return 1;
@@ -91,6 +96,10 @@ int main(int argc, char** argv) {
         // would turn SIGSEGV into an exit status).
         const int sig = std::atoi(argv[2]);
         signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, nullptr);
         kill(getpid(), sig);
         return 1;
     }
