@@ -103,6 +103,7 @@ std::string formatAtpHeader(const AtpHeader& header) {
     appendLine(out, "OS Version", header.osVersion.empty() ? osVersionString() : header.osVersion);
     appendLine(out, "DisplayName", header.displayName);
     appendLine(out, "ClockDomain", kClockDomain);  // our extension (docs/format.md)
+    if (header.processId != 0) appendLine(out, "ProcessId", std::to_string(header.processId));
     appendLine(out, "CLExcludedAPIs", commaJoined(header.clExcludedApis));
     return out;
 }

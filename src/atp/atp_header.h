@@ -23,6 +23,7 @@ struct AtpHeader {
     std::string osVersion;  // empty: osVersionString()
     std::string displayName;
     std::set<std::string> clExcludedApis;  // CLExcludedAPIs=, sorted and de-duplicated
+    uint64_t processId = 0;                // ProcessId= (our extension), written when non-zero
 };
 
 inline constexpr std::string_view kTraceFileVersion = "3.2";
@@ -34,7 +35,7 @@ std::string_view profilerVersion();
 // "<sysname> Build <release>" from uname(2), e.g. "Linux Build 6.1.0-13-amd64".
 std::string osVersionString();
 
-// The header lines of spec §1.2 in their order, then our ClockDomain= line, then the OpenCL
+// The header lines of spec §1.2 in their order, then our ClockDomain= and ProcessId= lines, then the OpenCL
 // part's CLExcludedAPIs= line; every line ends in '\n'. Line breaks inside values become
 // spaces: a value must stay on its line.
 std::string formatAtpHeader(const AtpHeader& header);

@@ -415,7 +415,9 @@ bool Merger::run(const std::string& base, const AtpHeader& header, std::string& 
              ": no .atp written");
         return true;
     }
-    if (!writeAtp(m_result.atpPath, header, builder, error)) return false;
+    AtpHeader withPid = header;
+    withPid.processId = m_pid;
+    if (!writeAtp(m_result.atpPath, withPid, builder, error)) return false;
     m_result.written = true;
     m_result.ocl = builder.stats();
     for (const std::string& warning : builder.warnings()) note(m_result.atpPath + ": " + warning);
