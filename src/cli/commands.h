@@ -1,10 +1,15 @@
 // The subcommands of `perfmarker`, after the command line was parsed.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "cli/agent_options.h"
+
+namespace CLI {
+class App;
+}
 
 namespace perfmarker::cli {
 
@@ -34,5 +39,20 @@ struct MergeSettings {
 
 // `perfmarker merge`: returns the process exit status (0 when every process was merged).
 int runMerge(const MergeSettings& settings);
+
+// A subcommand of the tool that defines its own options: add*Command() adds it to `app`, and
+// main() calls run() when it is the one given on the command line. run() returns the exit
+// status (0, kExitFailure, kExitUsage for inputs that do not make sense together).
+struct Subcommand {
+    CLI::App* command = nullptr;
+    std::function<int()> run;
+};
+
+// `perfmarker summary trace.atp...` (summary_command.cpp).
+Subcommand addSummaryCommand(CLI::App& app);
+// `perfmarker export --format perfetto|vtune|csv trace.atp...` (export_command.cpp).
+Subcommand addExportCommand(CLI::App& app);
+// `perfmarker report trace.atp... -o report.html` (report_command.cpp).
+Subcommand addReportCommand(CLI::App& app);
 
 }  // namespace perfmarker::cli

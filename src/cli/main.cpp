@@ -1,6 +1,7 @@
 // perfmarker: the command-line tool. `perfmarker trace [options] -- app [args]` runs an
 // application under the OpenCL trace agent and leaves an `.atp` trace; `perfmarker merge DIR`
-// turns a session directory left behind into traces.
+// turns a session directory left behind into traces; `summary`, `export` and `report` read
+// traces (their options live in their own files).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
@@ -112,7 +113,9 @@ std::string failureMessage(const CLI::App*, const CLI::Error& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Record OpenCL API traces and markers into AMD-style .atp files.", "perfmarker"};
+    CLI::App app{"Record OpenCL API traces and markers into AMD-style .atp files, and summarise, "
+                 "export and report them.",
+                 "perfmarker"};
     app.set_version_flag("--version", "perfmarker " PERFMARKER_VERSION);
     app.require_subcommand(1);
     app.failure_message(&failureMessage);
@@ -159,6 +162,9 @@ int main(int argc, char** argv) {
     mergeCommand->add_flag("--progress", merge.progress,
                            "Show merge progress on stderr even when it is not a terminal");
 
+    const std::vector<Subcommand> tools = {addSummaryCommand(app), addExportCommand(app),
+                                           addReportCommand(app)};
+
     try {
         checkSubcommandName(app, argc, argv);
         app.parse(argc, argv);
@@ -169,6 +175,9 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         const int status = app.exit(e);  // prints help/version or the message
         return status == 0 ? 0 : kExitUsage;
+    }
+    for (const Subcommand& tool : tools) {
+        if (tool.command->parsed()) return tool.run();
     }
     return traceCommand->parsed() ? runTrace(trace) : runMerge(merge);
 }

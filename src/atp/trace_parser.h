@@ -1,0 +1,128 @@
+// The streaming .atp reader built from parts and listeners (the design of the SYCL CodeXL
+// extension, seed 003): the parser reads the file a line at a time and hands each section to
+// the part that registered its section name; a part turns its lines into typed records
+// (trace_events.h) and announces them to every listener. A new backend is one more part.
+//
+// Memory does not grow with the file: the OpenCL and HSA parts join an API Trace section with
+// its Timestamp section by reading the API section again with a second cursor on the same file
+// (both sections hold the same threads in the same order, spec §1.3), so they keep one line of
+// each at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "atp/atp_header.h"
+#include "atp/trace_events.h"
+
+namespace perfmarker::atp {
+
+// Receives typed records in file order. Default implementations ignore the record.
+class TraceListener {
+public:
+    virtual ~TraceListener() = default;
+    // A new input starts (several files can go through one parser, one after the other).
+    virtual void onFileBegin(std::string_view file) { (void)file; }
+    virtual void onHeader(std::string_view key, std::string_view value, SourceLocation where) {
+        (void)key, (void)value, (void)where;
+    }
+    virtual void onSection(SectionKind kind, std::string_view name, SourceLocation where) {
+        (void)kind, (void)name, (void)where;
+    }
+    virtual void onOclApiCall(const OclApiCall& call) { (void)call; }
+    virtual void onHsaApiCall(const HsaApiCall& call) { (void)call; }
+    virtual void onHsaKernelDispatch(const HsaKernelDispatch& dispatch) { (void)dispatch; }
+    virtual void onMarker(const MarkerEvent& marker) { (void)marker; }
+    virtual void onStackEntry(const StackEntry& entry) { (void)entry; }
+    // A line of a section no part registered, passed through as text.
+    virtual void onUnknownLine(std::string_view section, std::string_view text,
+                               SourceLocation where) {
+        (void)section, (void)text, (void)where;
+    }
+    // Lenient problems (the original readers accepted these): "<file>:<line>: <message>".
+    virtual void onWarning(const std::string& message) { (void)message; }
+    virtual void onFileEnd(std::string_view file) { (void)file; }
+};
+
+class TraceParser;
+
+// Context a part gets for a section: where it is, whom to tell, and how to read lines again.
+class SectionContext {
+public:
+    virtual ~SectionContext() = default;
+    virtual std::string_view fileName() const = 0;
+    // The byte offset of the start of the line after the section line of the section
+    // `kind` seen most recently in this file, or -1 when it has not been seen.
+    virtual int64_t sectionOffset(SectionKind kind) const = 0;
+    // Opens a second cursor on the same input at `offset` (false when the input cannot be
+    // read again, e.g. a pipe; the part then keeps what it needs in memory).
+    virtual bool reopenAt(int64_t offset, std::unique_ptr<class LineCursor>& out,
+                          std::string& error) const = 0;
+    virtual const std::vector<TraceListener*>& listeners() const = 0;
+    // "<file>:<line>: " prefix for messages.
+    virtual std::string where(uint64_t line) const = 0;
+};
+
+// Reads lines from a position of a file (the second cursor of the paired sections).
+class LineCursor {
+public:
+    virtual ~LineCursor() = default;
+    // False at the end of the input; `line` has no line end; `lineNumber` is 1-based.
+    virtual bool next(std::string_view& line, uint64_t& lineNumber) = 0;
+};
+
+// One section kind (or several) of the format. The parser calls beginSection(), then line()
+// for every line of the section (blank lines skipped), then endSection(); a false return stops
+// the parse with `error` = "<file>:<line>: expected ..., got ...".
+class AtpPart {
+public:
+    virtual ~AtpPart() = default;
+    virtual const char* partName() const = 0;
+    // The section kinds this part reads (sectionKindOf() maps the legacy names).
+    virtual std::vector<SectionKind> sections() const = 0;
+    virtual bool beginSection(SectionKind kind, SectionContext& context, uint64_t line,
+                              std::string& error) = 0;
+    virtual bool line(std::string_view text, uint64_t lineNumber, SectionContext& context,
+                      std::string& error) = 0;
+    virtual bool endSection(uint64_t lineNumber, SectionContext& context, std::string& error) = 0;
+    // Called once after the whole file (e.g. an API section whose timestamp section never came).
+    virtual bool endFile(SectionContext& context, std::string& error) {
+        (void)context, (void)error;
+        return true;
+    }
+};
+
+// The OpenCL, HSA, Perfmarker and Stack Trace parts of spec §1-4 and §6.
+std::vector<std::unique_ptr<AtpPart>> standardParts();
+
+class TraceParser {
+public:
+    // A parser with the standard parts registered.
+    TraceParser();
+    ~TraceParser();
+    TraceParser(const TraceParser&) = delete;
+    TraceParser& operator=(const TraceParser&) = delete;
+
+    // Registers a part for its sections (a later part for the same section replaces the
+    // earlier one).
+    void addPart(std::unique_ptr<AtpPart> part);
+    void addListener(TraceListener& listener);
+
+    // Reads an .atp file, or a standalone .clperfmarker / .amdtperfmarker file. False with
+    // `error` naming the file, the line and what was expected at the first malformed line;
+    // the listeners have then seen every record before it.
+    bool parseFile(const std::string& path, std::string& error);
+    // The same for a stream that cannot be reopened (paired sections are then buffered).
+    bool parseStream(std::istream& in, std::string_view name, std::string& error);
+    // From memory (fuzzing, tests); paired sections are read again from the buffer.
+    bool parseBuffer(std::string_view data, std::string_view name, std::string& error);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace perfmarker::atp
