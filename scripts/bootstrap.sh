@@ -14,6 +14,8 @@ packages=(
     libhsa-runtime-dev
     libcli11-dev libfmt-dev nlohmann-json3-dev
     python3-pyopencl
+    clang libclang-rt-14-dev
+    chromium
 )
 
 if [[ "${PERFMARKER_SKIP_APT:-0}" == 1 ]]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds perfmarker (Release, in ./build), traces the OpenCL vector-add sample with
-# `perfmarker trace` (on PoCL) and shows the head of its .atp trace, then runs the two marker
+# `perfmarker trace` (on PoCL), shows the head of its .atp trace, its summary, and writes its
+# HTML report and Perfetto timeline, then runs the two marker
 # samples under a session set by hand and shows the marker files they wrote.
 # Usage: bash scripts/demo.sh
 #
@@ -51,6 +52,13 @@ if [[ -x "$perfmarker" && -x "$vecadd" ]]; then
     fi
     header "$trace ($(wc -l <"$trace") lines): the head of each section"
     awk '/^=====/ { shown = 0 } { if (shown++ < 14) print }' "$trace" | cut -c1-200
+
+    header "perfmarker summary $trace"
+    "$perfmarker" summary "$trace"
+    header "perfmarker report $trace -o $demo_dir/vecadd.html"
+    "$perfmarker" report "$trace" -o "$demo_dir/vecadd.html"
+    header "perfmarker export --format perfetto $trace -o $demo_dir/vecadd.json"
+    "$perfmarker" export --format perfetto "$trace" -o "$demo_dir/vecadd.json"
 else
     echo "demo: the OpenCL parts were not built (OpenCL headers or ICD loader missing)" >&2
 fi
@@ -78,7 +86,9 @@ run_sample scoped_markers amdtperfmarker
 
 header "Done"
 if [[ -s "$demo_dir/vecadd.atp" ]]; then
-    echo "Trace: $demo_dir/vecadd.atp"
+    echo "Trace:    $demo_dir/vecadd.atp"
+    echo "Report:   $demo_dir/vecadd.html (open in a browser)"
+    echo "Timeline: $demo_dir/vecadd.json (open in ui.perfetto.dev)"
 fi
 echo "Marker files:"
 echo "  $PERFMARKER_OUTPUT.clperfmarker"

@@ -8,6 +8,7 @@
 #   PERFMARKER_SANITIZERS="address thread"   sanitizer phases to run ("" runs none)
 #   PERFMARKER_SKIP_APT=1                    do not install packages (see scripts/bootstrap.sh)
 #   PERFMARKER_JOBS=N                        parallel build and test jobs (default 2)
+#   PERFMARKER_FUZZ_SECONDS=N                seconds per fuzz target (default 15, 0 skips)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,7 +66,8 @@ configure_and_build build-test \
     -DPERFMARKER_BUILD_BENCHMARKS=ON
 
 header "Test build-test"
-run_ctest build-test
+# The report's browser test must run here, not skip (scripts/bootstrap.sh installs chromium).
+PERFMARKER_REQUIRE_BROWSER=1 run_ctest build-test
 
 for sanitizer in $sanitizers; do
     case "$sanitizer" in
@@ -100,5 +102,12 @@ for sanitizer in $sanitizers; do
             ;;
     esac
 done
+
+# libFuzzer targets of the .atp reader, a short run each (bash scripts/fuzz.sh N for longer).
+fuzz_seconds=${PERFMARKER_FUZZ_SECONDS:-15}
+if [[ "$fuzz_seconds" -gt 0 ]]; then
+    header "Fuzz the .atp reader (${fuzz_seconds}s per target)"
+    bash scripts/fuzz.sh "$fuzz_seconds"
+fi
 
 header "All tests passed"

@@ -107,7 +107,8 @@ bool sessionFragmentPid(std::string_view name, uint64_t& pid) {
     const size_t dot = name.find('.');
     if (dot == std::string_view::npos) return false;
     const std::string_view tag = name.substr(dot + 1);
-    if (tag != kOclFragmentTag && tag != kClPerfMarkerTag && tag != kActivityLoggerTag)
+    if (tag != kOclFragmentTag && tag != kHsaFragmentTag && tag != kClPerfMarkerTag &&
+        tag != kActivityLoggerTag)
         return false;
     uint64_t numbers[3] = {0, 0, 0};
     size_t field = 0;
@@ -141,12 +142,14 @@ private:
     void finishProgress();
     bool readInput(InputFile& file, const RecordVisit& visit, std::string& error);
     bool prepareOcl(OclTraceBuilder& builder, std::string& error);
+    bool prepareHsa(HsaTraceBuilder& builder, std::string& error);
+    bool writeHsa(HsaTraceBuilder& builder, const TextSink& sink, std::string& error);
     void findMarkers(const std::string& base);
     bool countMarkerThreads(MarkerSource& source, std::string& error);
     void checkFinishedFile(MarkerSource& source);
     bool hasMarkers() const;
     bool writeAtp(const std::string& path, const AtpHeader& header, OclTraceBuilder& builder,
-                  std::string& error);
+                  HsaTraceBuilder& hsa, std::string& error);
     bool writeMarkers(AtpFileWriter& out, std::string& error);
     bool writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std::string& error);
     bool copyFinishedFile(const MarkerSource& source, AtpFileWriter& out, std::string& error);
@@ -157,6 +160,7 @@ private:
     const MergeOptions& m_options;
     MergeResult& m_result;
     std::vector<InputFile> m_ocl;
+    std::vector<InputFile> m_hsa;
     std::vector<MarkerSource> m_markers;
     uint64_t m_done = 0;
     uint64_t m_total = 0;
@@ -231,6 +235,32 @@ bool Merger::prepareOcl(OclTraceBuilder& builder, std::string& error) {
     // The maxApiCalls cut reads the fragments once more inside prepare().
     m_total += (m_done - before) - bytes;
     return true;
+}
+
+// The HSA fragments, one thread block per tid, as for OpenCL (threads without API calls, such as
+// the runtime's signal-handler thread, get no block).
+bool Merger::prepareHsa(HsaTraceBuilder& builder, std::string& error) {
+    for (size_t i = 0; i < m_hsa.size();) {
+        size_t end = i;
+        std::vector<InputFile*> files;
+        while (end < m_hsa.size() && m_hsa[end].tid == m_hsa[i].tid) files.push_back(&m_hsa[end++]);
+        builder.addThread(m_hsa[i].tid, [this, files](const RecordVisit& visit, std::string& err) {
+            for (InputFile* file : files) {
+                if (!readInput(*file, visit, err)) return false;
+            }
+            return true;
+        });
+        i = end;
+    }
+    return builder.prepare(error);
+}
+
+bool Merger::writeHsa(HsaTraceBuilder& builder, const TextSink& sink, std::string& error) {
+    if (builder.hasApiLines() &&
+        !(builder.writeApiSection(sink, error) && builder.writeTimestampSection(sink, error))) {
+        return false;
+    }
+    return !builder.hasDispatches() || builder.writeKernelSection(sink, error);
 }
 
 void Merger::findMarkers(const std::string& base) {
@@ -359,13 +389,14 @@ bool Merger::writeMarkers(AtpFileWriter& out, std::string& error) {
 }
 
 bool Merger::writeAtp(const std::string& path, const AtpHeader& header, OclTraceBuilder& builder,
-                      std::string& error) {
+                      HsaTraceBuilder& hsa, std::string& error) {
     AtpFileWriter out;
     const TextSink sink = [&out](std::string_view text) { return out.write(text); };
     bool ok = out.open(path) && out.write(formatAtpHeader(header));
     if (ok && builder.hasLines()) {
         ok = builder.writeApiSection(sink, error) && builder.writeTimestampSection(sink, error);
     }
+    ok = ok && writeHsa(hsa, sink, error);
     ok = ok && writeMarkers(out, error) && out.commit();
     if (!ok) {
         if (out.failed()) error = out.error();  // the root cause, rather than its echo
@@ -377,8 +408,10 @@ bool Merger::writeAtp(const std::string& path, const AtpHeader& header, OclTrace
 
 void Merger::removeInputs() {
     std::vector<const std::string*> paths;
-    for (const InputFile& f : m_ocl) {
-        if (!f.unreadable) paths.push_back(&f.path);
+    for (const std::vector<InputFile>* files : {&m_ocl, &m_hsa}) {
+        for (const InputFile& f : *files) {
+            if (!f.unreadable) paths.push_back(&f.path);
+        }
     }
     for (const MarkerSource& source : m_markers) {
         for (const InputFile& f : source.fragments) {
@@ -399,17 +432,21 @@ bool Merger::run(const std::string& base, const AtpHeader& header, std::string& 
     m_result.atpPath = base + ".atp";
     m_ocl = fragmentsOf(m_dir, m_pid, kOclFragmentTag);
     for (const InputFile& f : m_ocl) m_total += 3 * f.bytes;  // prepare + two sections
+    m_hsa = fragmentsOf(m_dir, m_pid, kHsaFragmentTag);
+    for (const InputFile& f : m_hsa) m_total += 4 * f.bytes;  // prepare + three sections
     findMarkers(base);
 
     const OclFormatter& formatter =
         m_options.formatter != nullptr ? *m_options.formatter : defaultOclFormatter();
     OclTraceBuilder builder(formatter, m_options.ocl);
     if (!prepareOcl(builder, error)) return false;
+    HsaTraceBuilder hsa(m_options.hsa);
+    if (!prepareHsa(hsa, error)) return false;
     for (MarkerSource& source : m_markers) {
         if (!countMarkerThreads(source, error)) return false;
         checkFinishedFile(source);
     }
-    if (!builder.hasLines() && !hasMarkers()) {
+    if (!builder.hasLines() && !hsa.hasApiLines() && !hsa.hasDispatches() && !hasMarkers()) {
         finishProgress();
         note("no trace records of process " + std::to_string(m_pid) + " in " + m_dir +
              ": no .atp written");
@@ -417,10 +454,12 @@ bool Merger::run(const std::string& base, const AtpHeader& header, std::string& 
     }
     AtpHeader withPid = header;
     withPid.processId = m_pid;
-    if (!writeAtp(m_result.atpPath, withPid, builder, error)) return false;
+    if (!writeAtp(m_result.atpPath, withPid, builder, hsa, error)) return false;
     m_result.written = true;
     m_result.ocl = builder.stats();
+    m_result.hsa = hsa.stats();
     for (const std::string& warning : builder.warnings()) note(m_result.atpPath + ": " + warning);
+    for (const std::string& warning : hsa.warnings()) note(m_result.atpPath + ": " + warning);
     if (m_options.removeInputs) removeInputs();
     finishProgress();
     return true;

@@ -10,17 +10,20 @@
 #include <vector>
 
 #include "atp/atp_header.h"
+#include "atp/hsa_trace.h"
 #include "atp/ocl_trace.h"
 
 namespace perfmarker::atp {
 
 // Fragment tags ("<pid>_<tid>_<serial>.<tag>.frag") and finished-file extensions.
 inline constexpr std::string_view kOclFragmentTag = "ocl";
+inline constexpr std::string_view kHsaFragmentTag = "hsa";
 inline constexpr std::string_view kClPerfMarkerTag = "clperfmarker";
 inline constexpr std::string_view kActivityLoggerTag = "amdtperfmarker";
 
 struct MergeOptions {
     OclTraceOptions ocl;
+    HsaTraceOptions hsa;
     const OclFormatter* formatter = nullptr;  // null: defaultOclFormatter()
     bool removeInputs = true;                 // delete what was merged, once the .atp is in place
     // Input bytes read so far and the bytes to read in all (the total can grow once, when the
@@ -35,6 +38,7 @@ struct MergeResult {
     bool written = false;  // false: no record of the process was found, and no .atp was made
     std::string atpPath;
     OclTraceStats ocl;
+    HsaTraceStats hsa;
     uint64_t markerThreads = 0;        // thread blocks of the Perfmarker section
     std::vector<std::string> removed;  // inputs deleted after the .atp was renamed into place
     std::vector<std::string> kept;     // inputs found but not merged (unreadable, superseded)

@@ -35,6 +35,8 @@ void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header
                          MergeOptions& options, std::string& error) {
     options.ocl.collapseEventInfo = session.collapse;
     options.ocl.maxApiCalls = session.maxApiCalls;
+    options.hsa.maxApiCalls = session.maxApiCalls;
+    options.hsa.demangleKernelNames = session.hsaDemangle;
     options.removeInputs = !session.keepFragments;
     if (!session.apiFilterFile.empty()) {
         readApiFilterFile(session.apiFilterFile, header.clExcludedApis, error);

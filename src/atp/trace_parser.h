@@ -44,6 +44,7 @@ public:
     }
     // Lenient problems (the original readers accepted these): "<file>:<line>: <message>".
     virtual void onWarning(const std::string& message) { (void)message; }
+    // The input was read to its end without error (not called when the parse fails).
     virtual void onFileEnd(std::string_view file) { (void)file; }
 };
 
@@ -64,6 +65,9 @@ public:
     virtual const std::vector<TraceListener*>& listeners() const = 0;
     // "<file>:<line>: " prefix for messages.
     virtual std::string where(uint64_t line) const = 0;
+    // Whether reopenAt() can succeed for this input (false for streams): a part that will need
+    // a section again keeps it in memory while it is read the first time.
+    virtual bool canReopen() const { return true; }
 };
 
 // Reads lines from a position of a file (the second cursor of the paired sections).
@@ -72,7 +76,13 @@ public:
     virtual ~LineCursor() = default;
     // False at the end of the input; `line` has no line end; `lineNumber` is 1-based.
     virtual bool next(std::string_view& line, uint64_t& lineNumber) = 0;
+    // Why next() returned false: empty at the end of the input, else "<file>:<line>: ..." (a
+    // read error, a line longer than kMaxTraceLineBytes).
+    virtual std::string error() const { return {}; }
 };
+
+// The longest line the reader accepts (a longer one is an error, not an allocation).
+inline constexpr size_t kMaxTraceLineBytes = size_t{16} << 20;
 
 // One section kind (or several) of the format. The parser calls beginSection(), then line()
 // for every line of the section (blank lines skipped), then endSection(); a false return stops
@@ -83,6 +93,8 @@ public:
     virtual const char* partName() const = 0;
     // The section kinds this part reads (sectionKindOf() maps the legacy names).
     virtual std::vector<SectionKind> sections() const = 0;
+    // A new input starts: forget everything of the previous one (also after a failed parse).
+    virtual void beginFile(SectionContext& context) { (void)context; }
     virtual bool beginSection(SectionKind kind, SectionContext& context, uint64_t line,
                               std::string& error) = 0;
     virtual bool line(std::string_view text, uint64_t lineNumber, SectionContext& context,

@@ -26,6 +26,7 @@ struct TraceSettings {
     std::string workingDir;                   // -w ("" = inherit)
     std::vector<std::string> command;         // application and its arguments
     bool progress = false;
+    bool hsa = false;  // --hsa: also load the HSA trace agent through HSA_TOOLS_LIB
 };
 
 // `perfmarker trace`: returns the process exit status.

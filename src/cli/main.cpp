@@ -141,6 +141,9 @@ int main(int argc, char** argv) {
         ->type_name("DIR");
     traceCommand->add_flag("--progress", trace.progress,
                            "Show merge progress on stderr even when it is not a terminal");
+    traceCommand->add_flag("--hsa", trace.hsa,
+                           "Also trace HSA (ROCm) calls and kernel dispatches: adds the HSA trace "
+                           "agent to HSA_TOOLS_LIB, keeping the tools already listed there");
     traceCommand->add_option("command", trace.command, "The application and its arguments")
         ->required();
     traceCommand->positionals_at_end();

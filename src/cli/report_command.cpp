@@ -1,14 +1,105 @@
-// `perfmarker report`: PLACEHOLDER being written; replaced before it lands.
+// `perfmarker report TRACE... -o report.html`: one self-contained HTML page with the summary
+// tables and a zoomable timeline of every trace given (see docs/report.md).
 #include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
 
+#include "analysis/summary.h"
+#include "atp/trace_parser.h"
 #include "cli/commands.h"
+#include "report/html_report.h"
+#include "report/timeline.h"
 
 namespace perfmarker::cli {
+namespace {
+
+struct ReportSettings {
+    std::vector<std::string> inputs;
+    std::string output;
+    std::string title;
+    size_t maxItems = report::kDefaultMaxItems;
+};
+
+// The reader's lenient problems go to stderr; a broken trace can have thousands, so only the
+// first few are printed, then a count.
+class WarningPrinter : public atp::TraceListener {
+public:
+    void onWarning(const std::string& message) override {
+        if (++m_count <= kMaxPrinted)
+            std::cerr << "perfmarker report: warning: " << message << "\n";
+    }
+    ~WarningPrinter() override {
+        if (m_count > kMaxPrinted) {
+            std::cerr << "perfmarker report: " << m_count - kMaxPrinted << " more warnings\n";
+        }
+    }
+
+private:
+    static constexpr size_t kMaxPrinted = 20;
+    size_t m_count = 0;
+};
+
+std::string defaultTitle(const std::vector<std::string>& inputs) {
+    std::string title = "perfmarker report:";
+    for (const std::string& input : inputs) {
+        title += " " + input.substr(input.find_last_of('/') + 1);
+    }
+    return title;
+}
+
+int runReport(const ReportSettings& settings) {
+    analysis::TraceSummary summary;
+    report::TimelineCollector timeline(settings.maxItems);
+    WarningPrinter warnings;
+    atp::TraceParser parser;
+    parser.addListener(summary);
+    parser.addListener(timeline);
+    parser.addListener(warnings);
+    std::string error;
+    for (const std::string& input : settings.inputs) {
+        if (!parser.parseFile(input, error)) {
+            std::cerr << "perfmarker report: " << error << "\n";
+            return kExitFailure;
+        }
+    }
+    report::ReportData data;
+    data.title = settings.title.empty() ? defaultTitle(settings.inputs) : settings.title;
+    data.inputs = settings.inputs;
+    data.tables = summary.tables();
+    data.timeline = timeline.take();
+    data.maxItems = settings.maxItems;
+    if (!report::writeHtmlReportFile(settings.output, data, error)) {
+        std::cerr << "perfmarker report: " << error << "\n";
+        return kExitFailure;
+    }
+    std::cout << settings.output << ": " << data.timeline.items.size() << " of "
+              << data.timeline.totalItems << " slices, " << data.tables.size() << " tables, "
+              << data.timeline.processes.size() << " processes\n";
+    return 0;
+}
+
+}  // namespace
 
 Subcommand addReportCommand(CLI::App& app) {
+    auto settings = std::make_shared<ReportSettings>();
     Subcommand tool;
-    tool.command = app.add_subcommand("report", "(not built yet)");
-    tool.run = [] { return kExitFailure; };
+    tool.command = app.add_subcommand(
+        "report", "Write one self-contained HTML page: summary tables and a zoomable timeline.");
+    tool.command->add_option("traces", settings->inputs, "The .atp traces (one process each)")
+        ->required()
+        ->type_name("TRACE");
+    tool.command->add_option("-o,--output", settings->output, "The HTML file to write")
+        ->required()
+        ->type_name("PATH");
+    tool.command->add_option("--title", settings->title,
+                             "Page title (default: \"perfmarker report:\" and the file names)");
+    tool.command
+        ->add_option("--max-items", settings->maxItems,
+                     "Most timeline slices to embed; beyond it the longest are kept")
+        ->check(CLI::Range(size_t{1}, size_t{100000000}))
+        ->capture_default_str();
+    tool.command->footer("Example:\n  perfmarker report run.atp run.1234.atp -o run.html");
+    tool.run = [settings] { return runReport(*settings); };
     return tool;
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli/child_process.h"
 #include "cli/commands.h"
+#include "cli/hsa_tools_lib.h"
 #include "cli/opencl_layers.h"
 #include "cli/paths.h"
 #include "cli/session_collect.h"
@@ -52,7 +53,8 @@ std::map<std::string, std::string> currentEnvironment() {
 // session), plus -e, plus the session, plus our agent in OPENCL_LAYERS.
 std::vector<std::string> childEnvironment(const TraceSettings& settings,
                                           const std::string& sessionDir,
-                                          const std::string& agentPath) {
+                                          const std::string& agentPath,
+                                          const std::string& hsaAgentPath) {
     std::map<std::string, std::string> env = currentEnvironment();
     for (const AgentOption& option : agentOptions()) env.erase(option.env);
     for (const std::string& assignment : settings.envAssignments) {
@@ -65,6 +67,11 @@ std::vector<std::string> childEnvironment(const TraceSettings& settings,
     auto layers = env.find(kLayersVariable);
     env[kLayersVariable] =
         mergeOpenClLayers(agentPath, layers == env.end() ? nullptr : layers->second.c_str());
+    if (!hsaAgentPath.empty()) {
+        auto tools = env.find(kHsaToolsVariable);
+        env[kHsaToolsVariable] =
+            mergeHsaToolsLib(hsaAgentPath, tools == env.end() ? nullptr : tools->second.c_str());
+    }
     std::vector<std::string> out;
     for (const auto& [name, value] : env) out.push_back(name + "=" + value);
     return out;
@@ -110,6 +117,17 @@ std::string findAgent() {
     return agent.path;
 }
 
+std::string findHsaAgent() {
+    const AgentLocation agent = locateHsaAgent(std::getenv(kAgentDirVariable), currentExecutable());
+    if (agent.path.empty()) {
+        std::cerr << "perfmarker trace: --hsa: cannot find the HSA trace agent " << kHsaAgentFileName
+                  << "; looked at:\n";
+        for (const std::string& candidate : agent.searched) std::cerr << "  " << candidate << "\n";
+        std::cerr << "set " << kAgentDirVariable << " to the directory that holds it\n";
+    }
+    return agent.path;
+}
+
 }  // namespace
 
 int runTrace(const TraceSettings& settings) {
@@ -124,6 +142,8 @@ int runTrace(const TraceSettings& settings) {
     if (const int status = checkPaths(settings, output); status != 0) return status;
     const std::string agentPath = findAgent();
     if (agentPath.empty()) return kExitFailure;
+    const std::string hsaAgentPath = settings.hsa ? findHsaAgent() : std::string();
+    if (settings.hsa && hsaAgentPath.empty()) return kExitFailure;
     std::string error;
     const std::string sessionDir = createSessionDir(output, error);
     if (sessionDir.empty()) {
@@ -132,7 +152,7 @@ int runTrace(const TraceSettings& settings) {
     }
 
     ChildSpec spec{command.path, settings.command,
-                   childEnvironment(settings, sessionDir, agentPath), settings.workingDir};
+                   childEnvironment(settings, sessionDir, agentPath, hsaAgentPath), settings.workingDir};
     const ChildResult child = runChild(spec);
     if (!child.started) {
         std::cerr << "perfmarker trace: cannot run " << command.path << ": " << child.error << "\n";

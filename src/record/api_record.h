@@ -134,4 +134,60 @@ struct ObjectInfoPayload {
 };
 static_assert(sizeof(ObjectInfoPayload) == 40, "ObjectInfoPayload layout");
 
+// ---- HSA agent records --------------------------------------------------------------------
+// The HSA agent writes its own fragments (tag "hsa"). There, ApiCall records carry
+// HSA_API_Type ids and HSA table slots; DeviceTimes records carry one of the payloads below
+// (told apart by their first word); ObjectInfo records use the Hsa* object types.
+
+enum class HsaDeviceRecord : uint32_t {
+    Dispatch = 1,     // HsaDispatchPayload
+    Copy = 2,         // HsaCopyPayload
+    Calibration = 3,  // HsaCalibrationPayload
+};
+
+// One kernel dispatch, recorded when its completion signal fired. Times are in the HSA system
+// clock domain, as hsa_amd_profiling_get_dispatch_time reports them (0/0 when unknown).
+struct HsaDispatchPayload {
+    uint32_t type;         // HsaDeviceRecord::Dispatch
+    uint32_t queueIndex;   // 0-based order of the queues the agent intercepted
+    uint64_t start;
+    uint64_t end;
+    uint64_t agent;        // hsa_agent_t handle of the queue's agent
+    uint64_t queue;        // hsa_queue_t address
+    uint64_t packetId;     // write index of the packet in its queue
+    unsigned char packet[64];  // the AQL packet as the application wrote it
+};
+static_assert(sizeof(HsaDispatchPayload) == 112, "HsaDispatchPayload layout");
+
+// One hsa_amd_memory_async_copy, recorded when its completion signal fired. Times in the HSA
+// system clock domain; status < 0 when the copy failed (then no times).
+struct HsaCopyPayload {
+    uint32_t type;         // HsaDeviceRecord::Copy
+    int32_t status;
+    uint64_t enqueueId;    // the ApiCallHead::enqueueId of the copy call
+    uint64_t start;
+    uint64_t end;
+};
+static_assert(sizeof(HsaCopyPayload) == 32, "HsaCopyPayload layout");
+
+// A reading of the HSA system clock bracketed by two readings of the trace clock
+// (CLOCK_MONOTONIC ns), taken with no recorder conversion in between.
+struct HsaCalibrationPayload {
+    uint32_t type;          // HsaDeviceRecord::Calibration
+    uint32_t reserved;
+    uint64_t systemTime;    // HSA_SYSTEM_INFO_TIMESTAMP
+    uint64_t frequency;     // HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY (Hz)
+    uint64_t hostBefore;    // CLOCK_MONOTONIC ns just before
+    uint64_t hostAfter;     // and just after
+};
+static_assert(sizeof(HsaCalibrationPayload) == 40, "HsaCalibrationPayload layout");
+
+// ObjectInfo types of the HSA agent (values apart from the OpenCL ones).
+enum class HsaObjectType : uint32_t {
+    Agent = 16,   // id = index among GPU agents (kNotGpu otherwise); handle; properties =
+                  // hsa_device_type_t; str1 = agent name
+    Kernel = 17,  // handle = kernel_object; parent = executable symbol; str1 = symbol name
+};
+inline constexpr uint32_t kNotGpu = 0xffffffffu;
+
 }  // namespace perfmarker::record

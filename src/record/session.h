@@ -23,6 +23,7 @@ struct SessionConfig {
     uint32_t maxApiCalls = 1000000;
     bool collapse = true;
     bool keepFragments = false;
+    bool hsaDemangle = true;  // HSA kernel names demangled in the .atp
 };
 
 enum class SessionStatus { Present, Absent, Invalid };

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Reading rate of the streaming .atp reader on a large synthetic trace, next to `wc -l` on the
+# same file in the same run. The trace repeats the thread blocks of
+# tests/fixtures/atp/ocl_vecadd.atp (realistic API and timestamp lines: kernels, transfers,
+# collapsed calls, a failed enqueue) until it has the requested size, in a temporary directory
+# that is deleted afterwards.
+#
+# Usage: bash bench/read_rate.sh <build dir> [size in MB]   (default 1024)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:?usage: read_rate.sh <build dir> [size MB]}
+size_mb=${2:-1024}
+bench="$build/bench/read_bench"
+[[ -x "$bench" ]] || { echo "read_rate.sh: $bench not built (target read_bench)" >&2; exit 1; }
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+trace="$dir/synthetic.atp"
+
+python3 - "$root/tests/fixtures/atp/ocl_vecadd.atp" "$trace" "$size_mb" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+api = text.index('=====ocl API Trace Output=====\n')
+ts = text.index('=====ocl Timestamp Output=====\n')
+pm = text.index('=====Perfmarker Output=====\n')
+api_body = text[text.index('\n', api) + 1:ts]
+ts_body = text[text.index('\n', ts) + 1:pm]
+copies = max(1, int(sys.argv[3]) * 1000000 // len(api_body + ts_body))
+chunk_copies = 256  # write ~1.7 MB at a time
+with open(sys.argv[2], 'w') as out:
+    out.write(text[:text.index('\n', api) + 1])
+    for body in (api_body, ts_body):
+        chunk = body * chunk_copies
+        for _ in range(copies // chunk_copies):
+            out.write(chunk)
+        out.write(body * (copies % chunk_copies))
+        if body is api_body:
+            out.write(text[ts:text.index('\n', ts) + 1])
+    out.write(text[pm:])
+PY
+
+bytes=$(stat -c %s "$trace")
+echo "read_rate.sh: synthetic trace of $((bytes / 1000000)) MB"
+cat "$trace" >/dev/null  # same page-cache state for both readers
+
+start=$(date +%s.%N)
+wc -l "$trace" >/dev/null
+end=$(date +%s.%N)
+wc_s=$(echo "$end - $start" | bc -l)
+
+start=$(date +%s.%N)
+"$bench" "$trace"
+end=$(date +%s.%N)
+reader_s=$(echo "$end - $start" | bc -l)
+
+printf 'read_rate.sh: wc -l %.3f s (%.0f MB/s), reader %.3f s (%.0f MB/s), ratio %.2f\n' \
+    "$wc_s" "$(echo "$bytes / 1000000 / $wc_s" | bc -l)" \
+    "$reader_s" "$(echo "$bytes / 1000000 / $reader_s" | bc -l)" \
+    "$(echo "$reader_s / $wc_s" | bc -l)"

@@ -1,0 +1,109 @@
+// Pieces the parts of the streaming reader share (trace_parser.h): text helpers, messages in
+// the "<file>:<line>: expected ..., got '...'" form, the thread-block state machine of spec §1.3
+// and the reader of the first of two paired sections. Internal to src/atp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "atp/trace_parser.h"
+
+namespace perfmarker::atp::detail {
+
+// Spaces, tabs and CR at both ends removed (NUL and other bytes are content).
+std::string_view trimText(std::string_view text);
+
+// The whole of `text` as a decimal number (no sign, no spaces, no overflow).
+bool parseU64(std::string_view text, uint64_t& value);
+
+// Splits on spaces, tabs, CR and LF, as splitFields() of ocl_timestamp.h, with a fast path over
+// the long runs of padding spaces of timestamp and dispatch lines.
+void splitTokens(std::string_view line, std::vector<std::string_view>& fields);
+
+// "'text'" for messages: at most 60 bytes, bytes outside printable ASCII as \xNN.
+std::string excerpt(std::string_view text);
+
+// "<file>:<line>: expected <what>, got '<excerpt of got>'".
+std::string expectedGot(const SectionContext& context, uint64_t line, std::string_view what,
+                        std::string_view got);
+// "<file>:<line>: <message>".
+std::string atLine(const SectionContext& context, uint64_t line, std::string_view message);
+// Sends "<file>:<line>: <message>" to every listener's onWarning().
+void warn(const SectionContext& context, uint64_t line, std::string_view message);
+
+// The thread blocks of spec §1.3: "<tid>", "<count>", then count entry lines.
+class ThreadBlocks {
+public:
+    enum class Step { Tid, Count, Entry };
+
+    void reset() { *this = ThreadBlocks{}; }
+    // Consumes one non-blank line. False with `what` / `got` (for expectedGot) when the line is
+    // not what the block structure asks for.
+    bool feed(std::string_view text, Step& step, std::string& what);
+    // Empty when the section may end here, else what was expected instead.
+    std::string unfinished() const;
+
+    uint64_t tid() const { return m_tid; }
+    uint64_t count() const { return m_count; }
+    uint64_t index() const { return m_count - m_remaining - 1; }  // of the entry just fed
+    bool inBlock() const { return m_state != State::Tid; }
+
+private:
+    enum class State { Tid, Count, Entries };
+    State m_state = State::Tid;
+    uint64_t m_tid = 0;
+    uint64_t m_count = 0;
+    uint64_t m_remaining = 0;
+};
+
+// Lines kept in memory for an input that cannot be read again (parseStream).
+class BufferedLines {
+public:
+    void clear();
+    void add(std::string_view text, uint64_t lineNumber);
+    // A cursor over the kept lines; valid while this object lives and is not changed.
+    std::unique_ptr<LineCursor> cursor() const;
+
+private:
+    std::string m_text;  // the lines, each followed by '\n'
+    std::vector<uint64_t> m_lineNumbers;
+};
+
+// Reads the thread blocks of a section a second time, through a LineCursor positioned at its
+// first line; the next section line ends it. Blank lines are skipped.
+class BlockCursor {
+public:
+    enum class Result { Ok, End, Error };
+
+    BlockCursor(std::unique_ptr<LineCursor> cursor, const SectionContext& context)
+        : m_cursor(std::move(cursor)), m_context(context) {}
+
+    // Skips what is left of the current block, then reads the next block's tid and count.
+    Result nextBlock(std::string& error);
+    // The next entry of the current block (Result::End when the block has no more).
+    Result nextEntry(std::string_view& text, uint64_t& lineNumber, std::string& error);
+
+    uint64_t tid() const { return m_blocks.tid(); }
+    uint64_t count() const { return m_blocks.count(); }
+    uint64_t remaining() const { return m_remaining; }
+
+private:
+    Result nextLine(std::string_view& text, uint64_t& lineNumber, std::string& error);
+
+    std::unique_ptr<LineCursor> m_cursor;
+    const SectionContext& m_context;
+    ThreadBlocks m_blocks;
+    uint64_t m_remaining = 0;
+    bool m_ended = false;
+};
+
+// The parts of trace_parser.cpp's standardParts().
+std::unique_ptr<AtpPart> makeOclPart();
+std::unique_ptr<AtpPart> makeHsaPart();
+std::unique_ptr<AtpPart> makePerfmarkerPart();
+std::unique_ptr<AtpPart> makeStackPart();
+
+}  // namespace perfmarker::atp::detail

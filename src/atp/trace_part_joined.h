@@ -1,0 +1,80 @@
+// The join of an API Trace section with its Timestamp section (spec §1.3), shared by the
+// OpenCL and HSA parts. Internal to src/atp.
+//
+// The API section is only checked for its block structure when it is read; when the Timestamp
+// section comes, a second cursor reads the API section again (SectionContext::reopenAt), so
+// one line of each is held at a time. An input that cannot be read again (a stream) has its
+// API section kept in memory instead. Leniencies (each one a warning, spec §11.3):
+//   * more timestamp lines than API lines in a block: the extra ones are skipped;
+//   * fewer timestamp lines or blocks: the calls without one are announced with zero times;
+//   * an API section without a Timestamp section after it: its calls are announced with zero
+//     times at the end of the file;
+//   * a Timestamp section without an API section before it: skipped.
+// A thread id that differs from the paired block's, or an API name that differs from the
+// paired line's, is an error.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "atp/trace_part_common.h"
+
+namespace perfmarker::atp::detail {
+
+// One API line with its timestamp line (`hasTimestamp` false: announced with zero times).
+struct JoinedLine {
+    uint64_t tid = 0;
+    uint64_t index = 0;
+    std::string_view apiText;
+    uint64_t apiLine = 0;
+    bool hasTimestamp = false;
+    std::string_view timestampText;
+    uint64_t timestampLine = 0;
+};
+
+class JoinedApiPart : public AtpPart {
+public:
+    JoinedApiPart(SectionKind apiKind, SectionKind timestampKind)
+        : m_apiKind(apiKind), m_timestampKind(timestampKind) {}
+
+    void beginFile(SectionContext& context) override;
+    bool beginSection(SectionKind kind, SectionContext& context, uint64_t line,
+                      std::string& error) override;
+    bool line(std::string_view text, uint64_t lineNumber, SectionContext& context,
+              std::string& error) override;
+    bool endSection(uint64_t lineNumber, SectionContext& context, std::string& error) override;
+    bool endFile(SectionContext& context, std::string& error) override;
+
+protected:
+    // Parses the pair and tells the listeners; false with `error` at a malformed line.
+    virtual bool announce(const JoinedLine& joined, SectionContext& context,
+                          std::string& error) = 0;
+
+private:
+    bool openApiCursor(SectionContext& context, std::string& error);
+    bool timestampLine(std::string_view text, uint64_t lineNumber, SectionContext& context,
+                       std::string& error);
+    bool startBlock(uint64_t lineNumber, SectionContext& context, std::string& error);
+    bool finishBlock(uint64_t lineNumber, SectionContext& context, std::string& error,
+                     bool warnMissing = true);
+    bool announceRest(uint64_t lineNumber, SectionContext& context, std::string& error,
+                      bool warnMissing);
+    bool announceUntimed(SectionContext& context, std::string& error);
+
+    SectionKind m_apiKind;
+    SectionKind m_timestampKind;
+    SectionKind m_current = SectionKind::Unknown;
+    ThreadBlocks m_blocks;         // of the section being read
+    bool m_apiPending = false;     // an API section waits for its Timestamp section
+    int64_t m_apiOffset = -1;      // where the pending API section starts
+    uint64_t m_apiLine = 0;        // its section line
+    bool m_buffering = false;      // the input cannot be read again: keep the API section
+    BufferedLines m_buffered;
+    std::unique_ptr<BlockCursor> m_api;  // the API section, read again
+    bool m_skipping = false;       // a Timestamp section without an API section
+    bool m_blockPaired = false;    // the current timestamp block has an API block
+    uint64_t m_extraLines = 0;     // timestamp lines beyond the API block's count
+};
+
+}  // namespace perfmarker::atp::detail

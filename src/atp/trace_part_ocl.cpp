@@ -1,0 +1,220 @@
+// The OpenCL part of the streaming reader: "ocl API Trace Output" joined with
+// "ocl Timestamp Output" into OclApiCall records (spec §2, §3). Timestamp lines are split on
+// whitespace, never on columns (spec §0).
+#include <charconv>
+
+#include "atp/atp_reader.h"
+#include "atp/ocl_api.h"
+#include "atp/ocl_timestamp.h"
+#include "atp/trace_part_joined.h"
+
+namespace perfmarker::atp::detail {
+namespace {
+
+constexpr size_t kBaseFields = 4;
+constexpr size_t kEnqueueFields = 15;
+constexpr std::string_view kConsecutive = " consecutive calls";
+
+// "37 consecutive calls" -> 37; 1 for any other comment.
+uint32_t consecutiveCalls(std::string_view comment) {
+    comment = trimText(comment);
+    if (comment.size() <= kConsecutive.size() ||
+        comment.substr(comment.size() - kConsecutive.size()) != kConsecutive) {
+        return 1;
+    }
+    uint64_t n = 0;
+    if (!parseU64(comment.substr(0, comment.size() - kConsecutive.size()), n) || n == 0 ||
+        n > UINT32_MAX) {
+        return 1;
+    }
+    return static_cast<uint32_t>(n);
+}
+
+bool startsWithBrace(std::string_view s) { return !s.empty() && s.front() == '{'; }
+
+class OclPart final : public JoinedApiPart {
+public:
+    OclPart() : JoinedApiPart(SectionKind::OclApiTrace, SectionKind::OclTimestamp) {}
+
+    const char* partName() const override { return "ocl"; }
+    std::vector<SectionKind> sections() const override {
+        return {SectionKind::OclApiTrace, SectionKind::OclTimestamp};
+    }
+
+protected:
+    bool announce(const JoinedLine& joined, SectionContext& context,
+                  std::string& error) override {
+        if (!readApiLine(joined, context, error)) return false;
+        if (joined.hasTimestamp) {
+            if (!readTimestamp(joined, context, error)) return false;
+        } else {
+            const ocl::ApiSpec* spec = ocl::apiByName(m_call.name);
+            m_call.apiType = spec != nullptr && spec->funcTypeId >= 0 ? spec->funcTypeId : 0;
+            m_call.start = m_call.end = 0;
+            m_call.hasCommand = false;
+            clearCommand();
+            m_call.timestampLine = {};
+        }
+        for (TraceListener* l : context.listeners()) l->onOclApiCall(m_call);
+        return true;
+    }
+
+private:
+    bool readApiLine(const JoinedLine& joined, SectionContext& context, std::string& error) {
+        std::string what;
+        if (!parseApiLine(joined.apiText, m_api, what)) {
+            error = expectedGot(context, joined.apiLine, "an API line 'Ret = Name ( params )'",
+                                joined.apiText);
+            return false;
+        }
+        m_call.tid = joined.tid;
+        m_call.index = joined.index;
+        m_call.name = m_api.name;
+        m_call.returnValue = m_api.returnValue;
+        m_call.params.assign(m_api.params.begin(), m_api.params.end());
+        m_call.comment = m_api.comment;
+        m_call.consecutiveCalls = m_api.comment.empty() ? 1 : consecutiveCalls(m_api.comment);
+        m_call.apiLine = {context.fileName(), joined.apiLine};
+        return true;
+    }
+
+    bool number(size_t index, const char* what, uint64_t& value, SectionContext& context,
+                std::string& error) {
+        if (parseU64(m_fields[index], value)) return true;
+        error = expectedGot(context, m_line,
+                            std::string(what) + " (a decimal number) in field " +
+                                std::to_string(index + 1),
+                            m_fields[index]);
+        return false;
+    }
+
+    bool readTimestamp(const JoinedLine& joined, SectionContext& context, std::string& error) {
+        m_line = joined.timestampLine;
+        m_call.timestampLine = {context.fileName(), joined.timestampLine};
+        splitTokens(joined.timestampText, m_fields);
+        if (m_fields.size() < kBaseFields) {
+            error = expectedGot(context, m_line, "a timestamp line 'type name start end ...'",
+                                joined.timestampText);
+            return false;
+        }
+        const std::string_view type = m_fields[0];
+        const auto r = std::from_chars(type.data(), type.data() + type.size(), m_call.apiType);
+        if (r.ec != std::errc() || r.ptr != type.data() + type.size()) {
+            error = expectedGot(context, m_line, "the API type (a decimal number) in field 1",
+                                type);
+            return false;
+        }
+        if (m_fields[1] != m_call.name) {
+            error = expectedGot(context, m_line,
+                                "API '" + std::string(m_call.name) + "' as on line " +
+                                    std::to_string(joined.apiLine) + " of the API trace",
+                                m_fields[1]);
+            return false;
+        }
+        if (!number(2, "the start time", m_call.start, context, error) ||
+            !number(3, "the end time", m_call.end, context, error)) {
+            return false;
+        }
+        m_call.hasCommand = m_fields.size() > kBaseFields;
+        if (m_call.hasCommand) return readCommand(context, error);
+        clearCommand();
+        return true;
+    }
+
+    // No view of an earlier line (or input) may outlive it, even in fields not announced.
+    void clearCommand() {
+        std::string kernelName = std::move(m_call.command.kernelName);
+        kernelName.clear();
+        m_call.command = OclCommand{};
+        m_call.command.kernelName = std::move(kernelName);
+    }
+
+    bool readCommand(SectionContext& context, std::string& error) {
+        if (m_fields.size() < kEnqueueFields) {
+            error = expectedGot(context, m_line,
+                                "at least 15 fields in an enqueue timestamp line (this one has " +
+                                    std::to_string(m_fields.size()) + ")",
+                                m_fields[kBaseFields]);
+            return false;
+        }
+        OclCommand& c = m_call.command;
+        uint64_t type = 0;
+        if (!number(4, "the command type", type, context, error) ||
+            !number(6, "the queued time", c.queued, context, error) ||
+            !number(7, "the submit time", c.submit, context, error) ||
+            !number(8, "the device start time", c.start, context, error) ||
+            !number(9, "the device end time", c.end, context, error) ||
+            !number(10, "the queue id", c.queueId, context, error) ||
+            !number(12, "the context id", c.contextId, context, error)) {
+            return false;
+        }
+        c.commandType = static_cast<uint32_t>(type);
+        c.commandName = m_fields[5];
+        c.queueHandle = m_fields[11];
+        c.contextHandle = m_fields[13];
+        c.deviceName = m_fields[14];
+        return readTail(context, error);
+    }
+
+    // Fields 16 and on, chosen by the command type (spec §3.1).
+    bool readTail(SectionContext& context, std::string& error) {
+        OclCommand& c = m_call.command;
+        c.isKernel = false;
+        c.kernelHandle = {};
+        c.kernelName.clear();
+        c.globalSize = c.localSize = {};
+        c.hasDataSize = false;
+        c.dataSize = 0;
+        const size_t tail = m_fields.size() - kEnqueueFields;
+        if (c.commandType == kClCommandNdrangeKernel || c.commandType == kClCommandTask) {
+            readKernelTail();
+            return true;
+        }
+        if (tail > 1) {
+            error = expectedGot(context, m_line, "at most one field after the device name",
+                                m_fields[kEnqueueFields + 1]);
+            return false;
+        }
+        if (tail == 0) return true;
+        if (c.commandType == kClCommandNativeKernel) {
+            c.isKernel = true;
+            c.kernelHandle = m_fields[kEnqueueFields];
+            c.kernelName.assign("NATIVE_KERNEL (").append(c.kernelHandle).append(")");
+            return true;
+        }
+        c.hasDataSize = true;
+        return number(kEnqueueFields, "the data size", c.dataSize, context, error);
+    }
+
+    // Handle, name, global and local size. The name may be missing (an empty token, spec
+    // §11.2): the sizes are taken from the end, the name is what lies between.
+    void readKernelTail() {
+        OclCommand& c = m_call.command;
+        c.isKernel = true;
+        size_t first = kEnqueueFields;
+        size_t last = m_fields.size();
+        if (first < last) c.kernelHandle = m_fields[first++];
+        std::string_view sizes[2];
+        size_t found = 0;
+        while (found < 2 && last > first && startsWithBrace(m_fields[last - 1])) {
+            sizes[found++] = m_fields[--last];
+        }
+        c.globalSize = found == 2 ? sizes[1] : sizes[0];  // one size alone: the global one
+        c.localSize = found == 2 ? sizes[0] : std::string_view();
+        for (size_t i = first; i < last; ++i) {
+            if (i > first) c.kernelName.push_back(' ');
+            c.kernelName.append(m_fields[i]);
+        }
+    }
+
+    ApiLine m_api;                           // reused for every call
+    OclApiCall m_call;                       // reused: its vectors and strings keep capacity
+    std::vector<std::string_view> m_fields;  // of the timestamp line
+    uint64_t m_line = 0;                     // the timestamp line being read
+};
+
+}  // namespace
+
+std::unique_ptr<AtpPart> makeOclPart() { return std::make_unique<OclPart>(); }
+
+}  // namespace perfmarker::atp::detail

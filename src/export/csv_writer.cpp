@@ -1,0 +1,78 @@
+#include "export/csv_writer.h"
+
+#include "export/json_writer.h"
+
+namespace perfmarker::exporter {
+namespace {
+
+constexpr size_t kFlushBytes = size_t{1} << 20;
+
+}  // namespace
+
+void appendCsvField(std::string& out, std::string_view field) {
+    if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+        out.append(field);
+        return;
+    }
+    out.push_back('"');
+    for (const char c : field) {
+        if (c == '"') out.push_back('"');
+        out.push_back(c);
+    }
+    out.push_back('"');
+}
+
+bool CsvFile::open(const std::string& path, std::string_view header, std::string_view lineEnd) {
+    m_lineEnd.assign(lineEnd);
+    if (!m_file.open(path)) return false;
+    m_buffer.append(header);
+    m_buffer += m_lineEnd;
+    return true;
+}
+
+void CsvFile::separator() {
+    if (m_rowStarted) m_buffer.push_back(',');
+    m_rowStarted = true;
+}
+
+CsvFile& CsvFile::field(std::string_view text) {
+    separator();
+    appendCsvField(m_buffer, text);
+    return *this;
+}
+
+CsvFile& CsvFile::number(uint64_t value) {
+    separator();
+    appendUnsigned(m_buffer, value);
+    return *this;
+}
+
+CsvFile& CsvFile::signedNumber(int64_t value) {
+    separator();
+    if (value < 0) m_buffer.push_back('-');
+    appendUnsigned(m_buffer,
+                   value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value));
+    return *this;
+}
+
+CsvFile& CsvFile::empty() {
+    separator();
+    return *this;
+}
+
+void CsvFile::endRow() {
+    m_buffer += m_lineEnd;
+    m_rowStarted = false;
+    if (m_buffer.size() >= kFlushBytes) {
+        m_file.write(m_buffer);
+        m_buffer.clear();
+    }
+}
+
+bool CsvFile::close() {
+    m_file.write(m_buffer);
+    m_buffer.clear();
+    return m_file.close();
+}
+
+}  // namespace perfmarker::exporter

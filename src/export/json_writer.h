@@ -1,0 +1,46 @@
+// The small streaming JSON writer of the Perfetto/Chrome exporter: appends to a std::string,
+// never builds a document tree (the exporter writes millions of events; a tree per event
+// would dominate the export time).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace perfmarker::exporter {
+
+// Appends `text` as a JSON string literal (with the quotes). Quotes, backslashes and control
+// characters are escaped; bytes that are not valid UTF-8 (stray continuation bytes, truncated
+// or overlong sequences, surrogates, code points above U+10FFFF) become U+FFFD, so the output
+// is always valid UTF-8 whatever the trace holds.
+void appendJsonString(std::string& out, std::string_view text);
+
+// Appends an unsigned decimal integer.
+void appendUnsigned(std::string& out, uint64_t value);
+
+// Appends nanoseconds as microseconds with three decimals (4035402110954 ns is
+// "4035402110.954"): exact, no floating point, so sub-microsecond detail is kept.
+void appendMicroseconds(std::string& out, uint64_t nanoseconds);
+
+// Builds one JSON object a member at a time: `{"a":1,"b":"x"}`.
+class JsonObject {
+public:
+    explicit JsonObject(std::string& out) : m_out(out) { m_out.push_back('{'); }
+    JsonObject(const JsonObject&) = delete;
+    JsonObject& operator=(const JsonObject&) = delete;
+
+    JsonObject& string(std::string_view key, std::string_view value);
+    JsonObject& number(std::string_view key, uint64_t value);
+    JsonObject& micros(std::string_view key, uint64_t nanoseconds);
+    JsonObject& boolean(std::string_view key, bool value);
+    // Starts a nested object; the caller closes it with JsonObject::close() on the child.
+    JsonObject& key(std::string_view key);
+    void close() { m_out.push_back('}'); }
+
+private:
+    void separator();
+    std::string& m_out;
+    bool m_first = true;
+};
+
+}  // namespace perfmarker::exporter

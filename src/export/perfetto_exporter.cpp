@@ -1,0 +1,369 @@
+#include "export/perfetto_exporter.h"
+
+#include <algorithm>
+
+#include "export/json_writer.h"
+
+namespace perfmarker::exporter {
+namespace {
+
+constexpr int kFamilyOcl = 0;
+constexpr int kFamilyHsa = 1;
+constexpr int kFamilyHsaCopies = 2;             // hsa_amd_memory_async_copy: no queue
+constexpr uint64_t kDeviceSortBase = 1u << 30;  // device tracks below the host threads
+// Tracks that are no thread of the application (queues, marker and HSA tracks) get tids from
+// here: above Linux's PID_MAX_LIMIT like the synthetic pids, and apart from them, so that no
+// track looks like the main thread of a process with a synthetic pid.
+constexpr uint64_t kSyntheticTidBase = uint64_t{1} << 23;
+
+std::string joinParams(const std::vector<std::string_view>& params) {
+    std::string joined;
+    for (size_t i = 0; i < params.size(); ++i) {
+        if (i > 0) joined.push_back(';');
+        joined.append(params[i]);
+    }
+    return joined;
+}
+
+std::string queueTrackName(int family, uint64_t queueId, const std::string& device) {
+    if (family == kFamilyHsaCopies) return "HSA async copies";
+    std::string name = family == kFamilyOcl ? "OpenCL queue " : "HSA queue ";
+    name += std::to_string(queueId);
+    if (!device.empty()) name += " (" + device + ")";
+    return name;
+}
+
+std::string oclCommandArgs(const atp::OclApiCall& call) {
+    const atp::OclCommand& command = call.command;
+    std::string args;
+    JsonObject object(args);
+    object.string("command", command.commandName).string("api", call.name);
+    object.number("thread", call.tid).number("index", call.index);
+    object.micros("queued", command.queued).micros("submit", command.submit);
+    object.string("queue handle", command.queueHandle).number("context", command.contextId);
+    object.string("context handle", command.contextHandle).string("device", command.deviceName);
+    if (command.isKernel) {
+        object.string("kernel handle", command.kernelHandle);
+        object.string("global size", command.globalSize).string("local size", command.localSize);
+    }
+    if (command.hasDataSize) object.number("bytes", command.dataSize);
+    object.close();
+    return args;
+}
+
+std::string hsaDispatchArgs(const atp::HsaKernelDispatch& dispatch) {
+    std::string args;
+    JsonObject object(args);
+    object.string("kernel handle", dispatch.kernelHandle);
+    object.string("agent", dispatch.agentName).string("agent handle", dispatch.agentHandle);
+    object.number("agent index", dispatch.agentIndex).string("packet type", dispatch.packetType);
+    object.string("packet id", dispatch.packetId).string("packet", dispatch.packet);
+    object.close();
+    return args;
+}
+
+}  // namespace
+
+PerfettoExporter::PerfettoExporter(PerfettoOptions options)
+    : m_writer(std::move(options.outputPath), options.maxFileBytes),
+      m_markers([this](const MarkerSpan& span) { writeMarker(span); }) {
+    m_event.reserve(4096);
+}
+
+void PerfettoExporter::onFileBegin(std::string_view file) {
+    m_inFile = true;
+    m_file.assign(file);
+    m_application.clear();
+    m_processIds.beginFile(file);
+    m_markers.beginFile(file);
+    m_nextTid = kSyntheticTidBase;
+    m_threads.clear();
+    m_queueIds.clear();
+    m_queues.clear();
+    m_commands.clear();
+    m_clampedSlices = 0;
+}
+
+void PerfettoExporter::onHeader(std::string_view key, std::string_view value,
+                                atp::SourceLocation where) {
+    (void)where;
+    m_processIds.header(key, value);
+    if (key == "Application") m_application.assign(value);
+}
+
+uint64_t PerfettoExporter::pid() {
+    if (m_processIds.resolved()) return m_pid;
+    m_pid = m_processIds.pid(m_warnings);
+    m_event.clear();
+    JsonObject event(m_event);
+    event.string("ph", "M").string("name", "process_name").number("pid", m_pid).number("tid", 0);
+    event.micros("ts", 0).key("args");
+    JsonObject args(m_event);
+    args.string("name", traceBaseName(m_file)).close();
+    event.close();
+    m_writer.metadata(m_event);
+    if (!m_application.empty()) {
+        m_event.clear();
+        JsonObject labels(m_event);
+        labels.string("ph", "M").string("name", "process_labels").number("pid", m_pid);
+        labels.number("tid", 0).micros("ts", 0).key("args");
+        JsonObject labelArgs(m_event);
+        labelArgs.string("labels", m_application).close();
+        labels.close();
+        m_writer.metadata(m_event);
+    }
+    return m_pid;
+}
+
+void PerfettoExporter::threadMetadata(uint64_t tid, const std::string& name, uint64_t sortIndex) {
+    const uint64_t process = pid();
+    for (const bool sort : {false, true}) {
+        m_event.clear();
+        JsonObject event(m_event);
+        event.string("ph", "M").string("name", sort ? "thread_sort_index" : "thread_name");
+        event.number("pid", process).number("tid", tid).micros("ts", 0).key("args");
+        JsonObject args(m_event);
+        if (sort) {
+            args.number("sort_index", sortIndex).close();
+        } else {
+            args.string("name", name).close();
+        }
+        event.close();
+        m_writer.metadata(m_event);
+    }
+}
+
+uint64_t PerfettoExporter::newTid(const std::string& name, uint64_t sortIndex) {
+    const uint64_t tid = m_nextTid++;
+    threadMetadata(tid, name, sortIndex);
+    return tid;
+}
+
+PerfettoExporter::Track& PerfettoExporter::hostTrack(uint64_t tid, HostTrack kind) {
+    auto [it, inserted] = m_threads.try_emplace(tid);
+    HostThread& thread = it->second;
+    if (inserted) thread.order = m_threads.size() - 1;
+    auto found = thread.tracks.find(kind);
+    if (found != thread.tracks.end()) return found->second;
+    Track track;
+    const std::string base = "Thread " + std::to_string(tid);
+    const uint64_t sortIndex = thread.order * 3 + static_cast<uint64_t>(kind);
+    if (kind == HostTrack::OclApi) {
+        track.tid = tid;  // the thread's own id: OpenCL calls are what the host thread did
+        threadMetadata(tid, base, sortIndex);
+    } else {
+        track.tid = newTid(base + (kind == HostTrack::HsaApi ? " HSA" : " markers"), sortIndex);
+    }
+    return thread.tracks.emplace(kind, track).first->second;
+}
+
+void PerfettoExporter::clampSlice(Track& track, uint64_t& start, uint64_t& end) {
+    const uint64_t originalStart = start;
+    const uint64_t originalEnd = end;
+    start = std::max(start, track.floor);
+    end = std::max(end, start);
+    track.floor = end;
+    if (start != originalStart || end != originalEnd) ++m_clampedSlices;
+}
+
+// Writes an X event into m_event up to its "args": member; the caller writes the arguments
+// object and the event's closing brace.
+void PerfettoExporter::beginSlice(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
+                                  std::string_view category) {
+    JsonObject event(m_event);
+    event.string("ph", "X").number("pid", m_pid).number("tid", tid);
+    event.micros("ts", start).micros("dur", end - start);
+    event.string("name", name).string("cat", category).key("args");
+}
+
+void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
+    pid();
+    Track& track = hostTrack(call.tid, HostTrack::OclApi);
+    uint64_t start = call.start;
+    uint64_t end = call.end;
+    clampSlice(track, start, end);
+    m_markers.noteTime(call.tid, end);
+    m_event.clear();
+    beginSlice(track.tid, start, end, call.name, "OpenCL API");
+    JsonObject args(m_event);
+    args.number("index", call.index).string("return", call.returnValue);
+    args.string("params", joinParams(call.params));
+    if (!call.comment.empty()) args.string("comment", call.comment);
+    if (call.consecutiveCalls > 1) args.number("consecutive calls", call.consecutiveCalls);
+    args.close();
+    m_event.push_back('}');
+    m_writer.events(m_event);
+    if (!call.hasCommand) return;
+    DeviceCommand command;
+    command.queue =
+        queueIndex(kFamilyOcl, call.command.queueId, std::string(call.command.deviceName));
+    command.kind = classifyCommand(call.command);
+    command.start = call.command.start;
+    command.end = call.command.end;
+    command.name = command.kind == CommandClass::Kernel && !call.command.kernelName.empty()
+                       ? call.command.kernelName
+                       : std::string(call.command.commandName);
+    command.args = oclCommandArgs(call);
+    command.hasFlow = true;
+    command.flowTid = track.tid;
+    command.flowTs = start + (end - start) / 2;
+    addDeviceCommand(std::move(command));
+}
+
+void PerfettoExporter::onHsaApiCall(const atp::HsaApiCall& call) {
+    pid();
+    Track& track = hostTrack(call.tid, HostTrack::HsaApi);
+    uint64_t start = call.start;
+    uint64_t end = call.end;
+    clampSlice(track, start, end);
+    m_markers.noteTime(call.tid, end);
+    m_event.clear();
+    beginSlice(track.tid, start, end, call.name, "HSA API");
+    JsonObject args(m_event);
+    args.number("index", call.index).string("return", call.returnValue);
+    args.string("params", joinParams(call.params));
+    args.close();
+    m_event.push_back('}');
+    m_writer.events(m_event);
+    if (!call.hasTransferTimes) return;
+    DeviceCommand command;
+    command.queue = queueIndex(kFamilyHsaCopies, 0, {});
+    command.kind = CommandClass::Memory;
+    command.start = call.transferStart;
+    command.end = call.transferEnd;
+    command.name = std::string(call.name);
+    command.args = "{\"thread\":" + std::to_string(call.tid) +
+                   ",\"index\":" + std::to_string(call.index) + "}";
+    command.hasFlow = true;
+    command.flowTid = track.tid;
+    command.flowTs = start + (end - start) / 2;
+    addDeviceCommand(std::move(command));
+}
+
+void PerfettoExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
+    pid();
+    DeviceCommand command;
+    command.queue = queueIndex(kFamilyHsa, dispatch.queueIndex, dispatch.agentName);
+    command.kind = CommandClass::Kernel;
+    command.start = dispatch.start;
+    command.end = dispatch.end;
+    command.name = dispatch.kernelName;
+    command.args = hsaDispatchArgs(dispatch);
+    addDeviceCommand(std::move(command));
+}
+
+void PerfettoExporter::onMarker(const atp::MarkerEvent& marker) {
+    pid();
+    m_markers.add(marker, m_warnings);
+}
+
+void PerfettoExporter::writeMarker(const MarkerSpan& span) {
+    Track& track = hostTrack(span.tid, HostTrack::Markers);
+    m_event.clear();
+    beginSlice(track.tid, span.begin, span.end, span.name, "marker");
+    JsonObject args(m_event);
+    args.string("group", span.group).number("depth", span.depth);
+    if (!span.userString.empty()) args.string("user string", span.userString);
+    if (span.unclosed) args.boolean("unclosed", true);
+    args.close();
+    m_event.push_back('}');
+    m_writer.events(m_event);
+}
+
+size_t PerfettoExporter::queueIndex(int family, uint64_t queueId, const std::string& device) {
+    QueueKey key{family, queueId, device};
+    auto [it, inserted] = m_queueIds.try_emplace(key, m_queues.size());
+    if (inserted) m_queues.push_back(std::move(key));
+    return it->second;
+}
+
+void PerfettoExporter::addDeviceCommand(DeviceCommand command) {
+    if (command.end < command.start) {
+        command.end = command.start;
+        ++m_clampedSlices;
+    }
+    m_commands.push_back(std::move(command));
+}
+
+void PerfettoExporter::onFileEnd(std::string_view file) {
+    (void)file;
+    m_inFile = false;
+    m_markers.endFile(m_warnings);
+    writeDeviceCommands();
+    if (m_clampedSlices > 0) {
+        m_warnings.add(m_file + ": " + std::to_string(m_clampedSlices) +
+                       " slice(s) overlapped the previous one on their track or ended before "
+                       "they started; moved to keep the tracks nested");
+    }
+    m_commands.clear();
+}
+
+// Commands of one queue and kind can overlap (out-of-order queues, several threads enqueuing
+// to one queue, clock jitter): each goes to the first lane of its sub-track that is free at its
+// start, so no lane ever holds crossing slices.
+void PerfettoExporter::writeDeviceCommands() {
+    std::stable_sort(m_commands.begin(), m_commands.end(),
+                     [](const DeviceCommand& a, const DeviceCommand& b) {
+                         if (a.queue != b.queue) return a.queue < b.queue;
+                         if (a.kind != b.kind) return a.kind < b.kind;
+                         if (a.start != b.start) return a.start < b.start;
+                         return a.end > b.end;
+                     });
+    std::vector<Track> lanes;
+    for (size_t i = 0; i < m_commands.size(); ++i) {
+        const DeviceCommand& command = m_commands[i];
+        if (i == 0 || command.queue != m_commands[i - 1].queue ||
+            command.kind != m_commands[i - 1].kind) {
+            lanes.clear();
+        }
+        auto lane = std::find_if(lanes.begin(), lanes.end(),
+                                 [&](const Track& t) { return t.floor <= command.start; });
+        if (lane == lanes.end()) {
+            const QueueKey& key = m_queues[command.queue];
+            std::string name = queueTrackName(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+            name += " " + std::string(commandClassName(command.kind));
+            if (!lanes.empty()) name += " #" + std::to_string(lanes.size() + 1);
+            const uint64_t sortIndex = kDeviceSortBase + command.queue * 1000 +
+                                       static_cast<uint64_t>(command.kind) * 100 + lanes.size();
+            lanes.push_back(Track{newTid(name, sortIndex), 0});
+            lane = lanes.end() - 1;
+        }
+        lane->floor = command.end;
+        writeLane(command, lane->tid);
+    }
+}
+
+// The command's slice and, for an enqueue, the flow from the call to it, in one group so that
+// a split never separates the two ends of a flow.
+void PerfettoExporter::writeLane(const DeviceCommand& command, uint64_t tid) {
+    m_event.clear();
+    beginSlice(tid, command.start, command.end, command.name, commandClassName(command.kind));
+    m_event += command.args;
+    m_event.push_back('}');
+    if (command.hasFlow) {
+        const uint64_t id = m_nextFlowId++;
+        const uint64_t middle = command.start + (command.end - command.start) / 2;
+        m_event.push_back(',');
+        JsonObject start(m_event);
+        start.string("ph", "s")
+            .number("id", id)
+            .number("pid", m_pid)
+            .number("tid", command.flowTid);
+        start.micros("ts", command.flowTs).string("name", "enqueue").string("cat", "enqueue");
+        start.close();
+        m_event.push_back(',');
+        JsonObject finish(m_event);
+        finish.string("ph", "f").string("bp", "e").number("id", id).number("pid", m_pid);
+        finish.number("tid", tid).micros("ts", middle).string("name", "enqueue");
+        finish.string("cat", "enqueue").close();
+    }
+    m_writer.events(m_event);
+}
+
+bool PerfettoExporter::finish(std::string& error) {
+    // A parse that failed half way never ends its file: write what it delivered.
+    if (m_inFile) onFileEnd({});
+    return m_writer.finish(error);
+}
+
+}  // namespace perfmarker::exporter

@@ -1,0 +1,97 @@
+// The Perfetto / Chrome JSON exporter (docs/export.md): one process per traced file, per host
+// thread a track of OpenCL API calls, one of HSA API calls and one of markers, per command
+// queue one track per kind of command (kernels, memory, other) with extra lanes where
+// commands overlap, and a flow arrow from each enqueue call to its command.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "export/export_common.h"
+#include "export/marker_spans.h"
+#include "export/split_json_writer.h"
+
+namespace perfmarker::exporter {
+
+struct PerfettoOptions {
+    std::string outputPath;                       // the first part; see SplitJsonWriter
+    uint64_t maxFileBytes = uint64_t{256} << 20;  // per part
+};
+
+class PerfettoExporter : public Exporter {
+public:
+    explicit PerfettoExporter(PerfettoOptions options);
+
+    void onFileBegin(std::string_view file) override;
+    void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
+    void onOclApiCall(const atp::OclApiCall& call) override;
+    void onHsaApiCall(const atp::HsaApiCall& call) override;
+    void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
+    void onMarker(const atp::MarkerEvent& marker) override;
+    void onFileEnd(std::string_view file) override;
+
+    bool finish(std::string& error) override;
+    std::vector<std::string> writtenFiles() const override { return m_writer.files(); }
+
+private:
+    // A track is a tid of the file's process. Slices on it never overlap or cross: `floor` is
+    // where the last one ended (see clampSlice).
+    struct Track {
+        uint64_t tid = 0;
+        uint64_t floor = 0;
+    };
+    enum class HostTrack : uint8_t { OclApi, HsaApi, Markers };
+    struct HostThread {
+        std::map<HostTrack, Track> tracks;
+        uint64_t order = 0;  // first appearance, for the track order
+    };
+    // A device command waiting for the end of its file, when its queue's lanes are known.
+    struct DeviceCommand {
+        size_t queue = 0;  // index into m_queues
+        CommandClass kind = CommandClass::Other;
+        uint64_t start = 0;
+        uint64_t end = 0;
+        std::string name;
+        std::string args;  // rendered JSON object
+        bool hasFlow = false;
+        uint64_t flowTid = 0;  // the enqueue call's track and its middle
+        uint64_t flowTs = 0;
+    };
+    using QueueKey = std::tuple<int, uint64_t, std::string>;  // family, queue id, device
+
+    uint64_t pid();
+    Track& hostTrack(uint64_t tid, HostTrack kind);
+    uint64_t newTid(const std::string& name, uint64_t sortIndex);
+    void threadMetadata(uint64_t tid, const std::string& name, uint64_t sortIndex);
+    void clampSlice(Track& track, uint64_t& start, uint64_t& end);
+    size_t queueIndex(int family, uint64_t queueId, const std::string& device);
+    void addDeviceCommand(DeviceCommand command);
+    void writeMarker(const MarkerSpan& span);
+    void writeDeviceCommands();
+    void writeLane(const DeviceCommand& command, uint64_t tid);
+    void beginSlice(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
+                    std::string_view category);
+
+    SplitJsonWriter m_writer;
+    ProcessIds m_processIds;
+    MarkerMatcher m_markers;
+    std::string m_event;  // the event being built (reused, so it keeps its capacity)
+    uint64_t m_nextFlowId = 1;
+
+    // Per traced file.
+    std::string m_file;
+    std::string m_application;
+    uint64_t m_pid = 0;
+    uint64_t m_nextTid = 0;
+    std::map<uint64_t, HostThread> m_threads;
+    std::map<QueueKey, size_t> m_queueIds;
+    std::vector<QueueKey> m_queues;
+    std::vector<DeviceCommand> m_commands;
+    uint64_t m_clampedSlices = 0;
+    bool m_inFile = false;  // between onFileBegin and onFileEnd
+};
+
+}  // namespace perfmarker::exporter

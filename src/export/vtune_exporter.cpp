@@ -1,0 +1,137 @@
+#include "export/vtune_exporter.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+namespace perfmarker::exporter {
+namespace {
+
+constexpr std::array<std::string_view, 5> kTableNames = {"markers", "api", "kernels", "transfers",
+                                                         "commands"};
+
+int64_t nowNs(clockid_t clock) {
+    timespec now{};
+    clock_gettime(clock, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+// Host names cannot hold '/', but a value given on the command line could.
+std::string safeHostname(std::string_view host) {
+    std::string safe(host);
+    std::replace(safe.begin(), safe.end(), '/', '_');
+    return safe;
+}
+
+}  // namespace
+
+int64_t measureRawClockOffsetNs() {
+    // Read MONOTONIC between two RAW reads and take the middle, halving the read's own cost.
+    const int64_t rawBefore = nowNs(CLOCK_MONOTONIC_RAW);
+    const int64_t monotonic = nowNs(CLOCK_MONOTONIC);
+    const int64_t rawAfter = nowNs(CLOCK_MONOTONIC_RAW);
+    return rawBefore + (rawAfter - rawBefore) / 2 - monotonic;
+}
+
+VtuneExporter::VtuneExporter(VtuneOptions options)
+    : m_options(std::move(options)), m_markers([this](const MarkerSpan& span) {
+          interval(kMarkers, span.name, span.begin, span.end, &span.tid);
+      }) {}
+
+std::string VtuneExporter::tablePath(const VtuneOptions& options, std::string_view table) {
+    return options.base + "-" + std::string(table) + "-hostname-" + safeHostname(options.hostname) +
+           ".csv";
+}
+
+void VtuneExporter::onFileBegin(std::string_view file) {
+    m_inFile = true;
+    m_processIds.beginFile(file);
+    m_markers.beginFile(file);
+}
+
+void VtuneExporter::onHeader(std::string_view key, std::string_view value,
+                             atp::SourceLocation where) {
+    (void)where;
+    m_processIds.header(key, value);
+}
+
+CsvFile& VtuneExporter::table(Table which) {
+    CsvFile& file = m_tables[which];
+    if (!file.isOpen() && file.error().empty()) {
+        const std::string path = tablePath(m_options, kTableNames[which]);
+        m_written.push_back(path);
+        if (!file.open(path, kHeader, "\n") && m_error.empty()) m_error = file.error();
+    }
+    return file;
+}
+
+uint64_t VtuneExporter::convert(uint64_t timestampNs) const {
+    const int64_t offset = m_options.rawClockOffsetNs;
+    if (offset < 0 && timestampNs < static_cast<uint64_t>(-offset)) return 0;
+    return timestampNs + static_cast<uint64_t>(offset);
+}
+
+void VtuneExporter::interval(Table which, std::string_view name, uint64_t start, uint64_t end,
+                             const uint64_t* tid) {
+    m_pid = m_processIds.pid(m_warnings);
+    CsvFile& file = table(which);
+    file.field(name).number(convert(start)).number(convert(std::max(start, end))).number(m_pid);
+    if (tid != nullptr) {
+        file.number(*tid);
+    } else {
+        file.empty();  // no tid: VTune shows the interval as a frame
+    }
+    file.endRow();
+}
+
+void VtuneExporter::onOclApiCall(const atp::OclApiCall& call) {
+    m_markers.noteTime(call.tid, call.end);
+    interval(kApi, call.name, call.start, call.end, &call.tid);
+    if (!call.hasCommand) return;
+    const atp::OclCommand& command = call.command;
+    switch (classifyCommand(command)) {
+        case CommandClass::Kernel:
+            interval(kKernels,
+                     command.kernelName.empty() ? command.commandName : command.kernelName,
+                     command.start, command.end, nullptr);
+            break;
+        case CommandClass::Memory:
+            interval(kTransfers, command.commandName, command.start, command.end, nullptr);
+            break;
+        case CommandClass::Other:
+            interval(kCommands, command.commandName, command.start, command.end, nullptr);
+            break;
+    }
+}
+
+void VtuneExporter::onHsaApiCall(const atp::HsaApiCall& call) {
+    m_markers.noteTime(call.tid, call.end);
+    interval(kApi, call.name, call.start, call.end, &call.tid);
+    if (call.hasTransferTimes) {
+        interval(kTransfers, call.name, call.transferStart, call.transferEnd, nullptr);
+    }
+}
+
+void VtuneExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
+    interval(kKernels, dispatch.kernelName, dispatch.start, dispatch.end, nullptr);
+}
+
+void VtuneExporter::onMarker(const atp::MarkerEvent& marker) { m_markers.add(marker, m_warnings); }
+
+void VtuneExporter::onFileEnd(std::string_view file) {
+    (void)file;
+    m_inFile = false;
+    m_markers.endFile(m_warnings);
+}
+
+bool VtuneExporter::finish(std::string& error) {
+    // A parse that failed half way never ends its file: write what it delivered.
+    if (m_inFile) onFileEnd({});
+    for (CsvFile& file : m_tables) {
+        if (file.isOpen() && !file.close() && m_error.empty()) m_error = file.error();
+    }
+    if (!m_error.empty()) error = m_error;
+    return m_error.empty();
+}
+
+}  // namespace perfmarker::exporter
