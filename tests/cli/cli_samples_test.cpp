@@ -2,6 +2,7 @@
 // exit status both ways, the trace agent really loaded under the launcher, and the run's files
 // where the launcher says, with the trace itself checked.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <csignal>
 #include <filesystem>
@@ -25,6 +26,8 @@ struct Sample {
     const char* path;
     const char* markerExtension;  // the marker file the sample's library writes
     const char* firstLine;        // start of its stdout
+    const char* kernel;           // the kernel it enqueues
+    const char* marker;           // one marker name it records
 };
 
 void PrintTo(const Sample& sample, std::ostream* out) {
@@ -32,8 +35,8 @@ void PrintTo(const Sample& sample, std::ostream* out) {
 }
 
 const Sample kSamples[] = {
-    {PERFMARKER_VECADD_PATH, "clperfmarker", "vecadd n=1048576 wrong=0 "},
-    {PERFMARKER_MULTIQUEUE_PATH, "amdtperfmarker", "lane 0: rounds=3 wrong=0 "},
+    {PERFMARKER_VECADD_PATH, "clperfmarker", "vecadd n=1048576 wrong=0 ", "vadd", "Setup"},
+    {PERFMARKER_MULTIQUEUE_PATH, "amdtperfmarker", "lane 0: rounds=3 wrong=0 ", "axpb", "Setup"},
 };
 
 // PoCL through the real loader, the layer's self-test line on, and no session or layer from
@@ -83,6 +86,64 @@ TEST_P(SamplesUnderTheLauncher, SameOutputAndStatusWithAndWithoutTheTracer) {
     EXPECT_EQ(atp.rfind("TraceFileVersion=3.2\n", 0), 0u) << atp.substr(0, 200);
     EXPECT_NE(atp.find("=====ocl API Trace Output====="), std::string::npos);
     EXPECT_NE(atp.find("=====Perfmarker Output====="), std::string::npos);
+}
+
+// The rows of the summary table `id` in `perfmarker summary --format json` output.
+std::vector<nlohmann::json> summaryRows(const nlohmann::json& summary, const std::string& id) {
+    for (const nlohmann::json& table : summary.at("tables")) {
+        if (table.at("id") == id) return table.at("rows").get<std::vector<nlohmann::json>>();
+    }
+    return {};
+}
+
+bool anyRowStartsWith(const std::vector<nlohmann::json>& rows, const std::string& first) {
+    for (const nlohmann::json& row : rows) {
+        if (!row.empty() && row[0] == first) return true;
+    }
+    return false;
+}
+
+// The tools read what the agent wrote: summary (JSON), Perfetto export and the HTML report of a
+// sample's trace name its kernel and its markers.
+TEST_P(SamplesUnderTheLauncher, ToolsReadTheAgentsTrace) {
+    const Sample& sample = GetParam();
+    const std::string trace = m_scratch.path() + "/sample.atp";
+    const ProcessResult traced = runProcess(
+        {PERFMARKER_CLI_PATH, "trace", "-o", trace, "--", sample.path}, env(), m_scratch.path());
+    ASSERT_EQ(traced.exitCode, 0) << traced.err;
+
+    const ProcessResult summary = runProcess(
+        {PERFMARKER_CLI_PATH, "summary", "--format", "json", trace}, env(), m_scratch.path());
+    ASSERT_EQ(summary.exitCode, 0) << summary.err;
+    const nlohmann::json pages = nlohmann::json::parse(summary.out);
+    EXPECT_TRUE(anyRowStartsWith(summaryRows(pages, "CLKernelSummary"), sample.kernel))
+        << summary.out.substr(0, 2000);
+    EXPECT_TRUE(anyRowStartsWith(summaryRows(pages, "CLAPISummary"), "clEnqueueNDRangeKernel"));
+    EXPECT_TRUE(anyRowStartsWith(summaryRows(pages, "MarkerSummary"), sample.marker));
+
+    const std::string json = m_scratch.path() + "/sample.json";
+    const ProcessResult perfetto =
+        runProcess({PERFMARKER_CLI_PATH, "export", "--format", "perfetto", trace, "-o", json},
+                   env(), m_scratch.path());
+    ASSERT_EQ(perfetto.exitCode, 0) << perfetto.err;
+    const nlohmann::json timeline = nlohmann::json::parse(readFile(json));
+    size_t kernels = 0;
+    size_t markers = 0;
+    for (const nlohmann::json& event : timeline.at("traceEvents")) {
+        if (!event.contains("name") || event.value("ph", "") != "X") continue;
+        if (event["name"] == sample.kernel) ++kernels;
+        if (event["name"] == sample.marker) ++markers;
+    }
+    EXPECT_GT(kernels, 0u);
+    EXPECT_GT(markers, 0u);
+
+    const std::string html = m_scratch.path() + "/sample.html";
+    const ProcessResult report = runProcess(
+        {PERFMARKER_CLI_PATH, "report", trace, "-o", html}, env(), m_scratch.path());
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    const std::string page = readFile(html);
+    EXPECT_NE(page.find(sample.kernel), std::string::npos);
+    EXPECT_NE(page.find("clEnqueueNDRangeKernel"), std::string::npos);
 }
 
 // pyopencl, a client we did not write, gives the same output and status under the tracer, and
