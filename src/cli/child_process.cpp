@@ -8,59 +8,30 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 namespace perfmarker::cli {
 namespace {
 
 constexpr std::array<int, 4> kForwardedSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-// The child being waited for; 0 outside runChild and after it was reaped (so that a recycled
-// pid never receives a forwarded signal). Written only with the forwarded signals blocked.
-volatile sig_atomic_t g_child = 0;
-
-void forwardSignal(int sig, siginfo_t* info, void*) {
-    const bool sentByProcess =
-        info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE);
-    const pid_t child = static_cast<pid_t>(g_child);
-    if (sentByProcess && child > 0) {
-        const int savedErrno = errno;
-        kill(child, sig);
-        errno = savedErrno;
-    }
-}
-
-sigset_t forwardedSet() {
+// The forwarded signals and SIGCHLD. The launcher keeps them blocked while the application runs
+// and takes them synchronously with sigwaitinfo(): no handler runs, so nothing depends on when
+// a runtime (a sanitizer's, for one) chooses to deliver an asynchronous signal, and a signal
+// that comes while the launcher is between two calls simply waits in the pending set.
+sigset_t waitedSet() {
     sigset_t set;
     sigemptyset(&set);
     for (int sig : kForwardedSignals) sigaddset(&set, sig);
+    sigaddset(&set, SIGCHLD);
     return set;
 }
 
-// The dispositions the launcher was started with, restored in the child before exec and in the
-// launcher afterwards (an application started with SIGHUP ignored, under nohup, keeps it so).
-std::array<struct sigaction, kForwardedSignals.size()> g_savedActions{};
-
-void installForwarding() {
-    for (size_t i = 0; i < kForwardedSignals.size(); ++i) {
-        sigaction(kForwardedSignals[i], nullptr, &g_savedActions[i]);
-    }
-    struct sigaction action {};
-    action.sa_sigaction = &forwardSignal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    for (int sig : kForwardedSignals) sigaction(sig, &action, nullptr);
-}
-
-void restoreSavedActions() {
-    for (size_t i = 0; i < kForwardedSignals.size(); ++i) {
-        sigaction(kForwardedSignals[i], &g_savedActions[i], nullptr);
-    }
-}
-
-// In the child: reports the exec failure's errno through the close-on-exec pipe, then exits
-// with the shell's status for it.
-[[noreturn]] void execChild(const ChildSpec& spec, int errorPipe, const sigset_t& oldMask) {
-    restoreSavedActions();
+// In the child: restores the launcher's original mask and SIGCHLD disposition, reports the exec
+// failure's errno through the close-on-exec pipe, then exits with the shell's status for it.
+[[noreturn]] void execChild(const ChildSpec& spec, int errorPipe, const sigset_t& oldMask,
+                            const struct sigaction& oldChild) {
+    sigaction(SIGCHLD, &oldChild, nullptr);
     sigprocmask(SIG_SETMASK, &oldMask, nullptr);
     std::vector<char*> args;
     for (const std::string& arg : spec.argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -90,12 +61,34 @@ int readExecError(int errorPipe) {
     return n == static_cast<ssize_t>(sizeof error) ? error : 0;
 }
 
-int waitForExit(pid_t pid) {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) return 1;
+// Waits for `pid`, passing on every forwarded signal that another process sent to the launcher
+// (kill, a job runner). Signals the terminal sends reach the application directly, as it is in
+// the launcher's process group, so those are not sent twice.
+int waitForwarding(pid_t pid, const sigset_t& waited) {
+    for (;;) {
+        int status = 0;
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (done < 0 && errno != EINTR) return 1;
+        siginfo_t info{};
+        const int sig = sigwaitinfo(&waited, &info);
+        if (sig > 0 && sig != SIGCHLD &&
+            (info.si_code == SI_USER || info.si_code == SI_QUEUE)) {
+            kill(pid, sig);
+        }
     }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Takes forwarded signals still pending once the application is gone: they were meant for it,
+// and the launcher still has its merge to do.
+void discardPendingForwarded() {
+    sigset_t forwarded;
+    sigemptyset(&forwarded);
+    for (int sig : kForwardedSignals) sigaddset(&forwarded, sig);
+    const timespec now{0, 0};
+    siginfo_t info{};
+    while (sigtimedwait(&forwarded, &info, &now) > 0) {
+    }
 }
 
 }  // namespace
@@ -107,36 +100,33 @@ ChildResult runChild(const ChildSpec& spec) {
         result.error = std::string("pipe: ") + std::strerror(errno);
         return result;
     }
-    // Block the forwarded signals across fork so that g_child is set before any handler runs.
-    const sigset_t blocked = forwardedSet();
+    // SIGCHLD must not be ignored (an ignored SIGCHLD reaps the child before waitpid sees it).
+    struct sigaction defaultChild {};
+    defaultChild.sa_handler = SIG_DFL;
+    sigemptyset(&defaultChild.sa_mask);
+    struct sigaction oldChild {};
+    sigaction(SIGCHLD, &defaultChild, &oldChild);
+    const sigset_t waited = waitedSet();
     sigset_t oldMask;
-    sigprocmask(SIG_BLOCK, &blocked, &oldMask);
-    installForwarding();
+    sigprocmask(SIG_BLOCK, &waited, &oldMask);
     const pid_t pid = fork();
     if (pid == 0) {
         close(pipeFds[0]);
-        execChild(spec, pipeFds[1], oldMask);
+        execChild(spec, pipeFds[1], oldMask, oldChild);
     }
     close(pipeFds[1]);
     if (pid < 0) {
         result.error = std::string("fork: ") + std::strerror(errno);
     } else {
-        g_child = pid;
-        // The launcher itself always takes the forwarded signals while it waits, even when its
-        // parent started it with them blocked (the application keeps the mask it inherited).
-        sigset_t waitMask = oldMask;
-        for (int sig : kForwardedSignals) sigdelset(&waitMask, sig);
-        sigprocmask(SIG_SETMASK, &waitMask, nullptr);
         const int execError = readExecError(pipeFds[0]);
         result.pid = pid;
-        result.exitCode = waitForExit(pid);
-        sigprocmask(SIG_BLOCK, &blocked, nullptr);
-        g_child = 0;
+        result.exitCode = waitForwarding(pid, waited);
+        discardPendingForwarded();
         result.started = execError == 0;
         if (!result.started) result.error = std::strerror(execError);
     }
     close(pipeFds[0]);
-    restoreSavedActions();
+    sigaction(SIGCHLD, &oldChild, nullptr);
     sigprocmask(SIG_SETMASK, &oldMask, nullptr);
     return result;
 }
