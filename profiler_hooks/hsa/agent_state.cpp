@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "atp/hsa_api.h"
+#include "atp/agent_registry.h"
 #include "atp/session_merge.h"
 #include "hsa_runtime.h"
 #include "record/clock.h"
@@ -74,6 +75,11 @@ bool startSession() {
     o.fragmentTag = "hsa";
     o.maxMemoryBytes = size_t{g_config.maxMemoryMb} << 20;
     g_recorder = new record::Recorder(o);  // lives until exit
+    std::string liveError;
+    const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
+    if (!atp::registerLiveAgent(tempDir, g_initPid, atp::kHsaFragmentTag, liveError)) {
+        std::fprintf(stderr, "perfmarker: HSA trace agent: %s\n", liveError.c_str());
+    }
     std::atexit(&exitHandler);
     return true;
 }
@@ -146,6 +152,9 @@ void flushRecords() {
 void finishProcessTrace() {
     if (g_recorder == nullptr || static_cast<long>(getpid()) != g_initPid) return;
     flushRecords();
+    // With both agents in the process, only the last to finish merges (atp/agent_registry.h).
+    const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
+    if (!atp::finishLiveAgent(tempDir, g_initPid, atp::kHsaFragmentTag)) return;
     atp::AtpHeader header;
     atp::MergeOptions options;
     std::string error;
@@ -154,9 +163,8 @@ void finishProcessTrace() {
     if (!error.empty()) std::fprintf(stderr, "perfmarker: HSA trace agent: %s\n", error.c_str());
     atp::MergeResult result;
     error.clear();
-    if (!atp::mergeProcess(atp::sessionTempDir(g_config, g_initPid),
-                           static_cast<uint64_t>(g_initPid), g_config.outputBase, header, options,
-                           result, error)) {
+    if (!atp::mergeProcess(tempDir, static_cast<uint64_t>(g_initPid), g_config.outputBase, header,
+                           options, result, error)) {
         std::fprintf(stderr, "perfmarker: HSA trace agent: merge failed: %s\n", error.c_str());
     }
 }

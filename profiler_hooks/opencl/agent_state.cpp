@@ -18,6 +18,7 @@
 #include "object_tracker.h"
 #include "record/session.h"
 
+#include "atp/agent_registry.h"
 #include "atp/session_merge.h"
 
 namespace perfmarker::cltrace {
@@ -127,6 +128,11 @@ void initOnce() {
     startControls(g_config);
     buildCapturePlans();
     g_recorder = new record::Recorder(recorderOptions(g_config, g_initPid));  // lives until exit
+    std::string liveError;
+    const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
+    if (!atp::registerLiveAgent(tempDir, g_initPid, atp::kOclFragmentTag, liveError)) {
+        std::fprintf(stderr, "perfmarker: OpenCL trace layer: %s\n", liveError.c_str());
+    }
     std::atexit(&exitHandler);
 }
 
@@ -160,6 +166,9 @@ void finishProcessTrace() {
     if (g_recorder == nullptr || static_cast<long>(getpid()) != g_initPid) return;
     flushAtExit();
     // The same merge the launcher runs: this process's fragments and marker files -> <base>.atp.
+    // With both agents in the process, only the last to finish merges (atp/agent_registry.h).
+    const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
+    if (!atp::finishLiveAgent(tempDir, g_initPid, atp::kOclFragmentTag)) return;
     atp::AtpHeader header;
     atp::MergeOptions options;
     std::string error;
@@ -168,8 +177,8 @@ void finishProcessTrace() {
     if (!error.empty()) std::fprintf(stderr, "perfmarker: OpenCL trace layer: %s\n", error.c_str());
     atp::MergeResult result;
     error.clear();
-    if (!atp::mergeProcess(atp::sessionTempDir(g_config, g_initPid), static_cast<uint64_t>(g_initPid),
-                           g_config.outputBase, header, options, result, error)) {
+    if (!atp::mergeProcess(tempDir, static_cast<uint64_t>(g_initPid), g_config.outputBase, header,
+                           options, result, error)) {
         std::fprintf(stderr, "perfmarker: OpenCL trace layer: merge failed: %s\n", error.c_str());
     }
 }

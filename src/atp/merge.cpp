@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "atp/agent_registry.h"
 #include "atp/atp_file_writer.h"
 #include "atp/atp_reader.h"
 #include "atp/perfmarker_section.h"
@@ -473,7 +474,10 @@ bool mergeProcess(const std::string& tempDir, uint64_t pid, const std::string& o
     result = MergeResult{};
     const std::string base = record::expandPid(outputBase, static_cast<long>(pid));
     Merger merger(tempDir, pid, options, result);
-    return merger.run(base, header, error);
+    if (!merger.run(base, header, error)) return false;
+    // The process has ended or its last agent is merging: a live file left is a dead agent's.
+    if (options.removeInputs) removeLiveAgents(tempDir, pid);
+    return true;
 }
 
 bool listSessionPids(const std::string& dir, SessionDirListing& out, std::string& error) {
@@ -487,7 +491,7 @@ bool listSessionPids(const std::string& dir, SessionDirListing& out, std::string
         const std::string_view name = entry->d_name;
         if (name == "." || name == "..") continue;
         uint64_t pid = 0;
-        if (sessionFragmentPid(name, pid)) {
+        if (sessionFragmentPid(name, pid) || liveAgentPid(name, pid)) {
             out.pids.push_back(pid);
         } else {
             out.foreign.emplace_back(name);

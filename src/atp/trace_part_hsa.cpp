@@ -113,6 +113,7 @@ private:
         const uint64_t line = joined.timestampLine;
         m_call.timestampLine = {context.fileName(), line};
         splitTokens(joined.timestampText, m_fields);
+        splitRunTogetherName();
         const size_t n = m_fields.size();
         if (n != kBaseFields && n != kCopyFields) {
             error = expectedGot(context, line,
@@ -144,6 +145,21 @@ private:
                       error) &&
                number(m_fields[5], 5, "the transfer end", m_call.transferEnd, context, line,
                       error);
+    }
+
+    // The name is padded to 45 columns with setw, which never truncates: a longer name (e.g.
+    // hsa_amd_profiling_convert_tick_to_system_domain) runs straight into the start time
+    // (spec, "Column padding"). The API line tells which name to expect, so split it off.
+    void splitRunTogetherName() {
+        if (m_fields.size() != kBaseFields - 1 && m_fields.size() != kCopyFields - 1) return;
+        const std::string_view name = m_call.name;
+        const std::string_view merged = m_fields[1];
+        if (merged.size() <= name.size() || merged.substr(0, name.size()) != name) return;
+        uint64_t start = 0;
+        const std::string_view rest = merged.substr(name.size());
+        if (!parseU64(rest, start)) return;
+        m_fields[1] = name;
+        m_fields.insert(m_fields.begin() + 2, rest);
     }
 
     bool dispatchLine(std::string_view text, uint64_t line, SectionContext& context,

@@ -77,9 +77,12 @@ TracedRun runTraced(const std::string& name, const ChildBody& body,
     std::stringstream text;
     text << err.rdbuf();
     run.childErrors = text.str();
-    const std::string atpPath = (dir / "trace.atp").string();
-    run.haveAtp = fs::exists(atpPath);
-    if (run.haveAtp) atp::loadAtpFile(atpPath, run.doc, run.readError);
+    run.atpPath = (dir / "trace.atp").string();
+    run.haveAtp = fs::exists(run.atpPath);
+    if (run.haveAtp) {
+        atp::loadAtpFile(run.atpPath, run.doc, run.readError);
+        run.typed = readTyped(run.atpPath);
+    }
     return run;
 }
 

@@ -1,7 +1,7 @@
 // Runs one traced "application" in a child process: the child loads the built agent with
 // dlopen, builds the fake runtime's table, and runs the test body (which calls OnLoad, drives
 // the table, and usually OnUnload); its exit runs the agent's merge. The parent then reads the
-// .atp with the project's reader. One process per scenario, because the agent's state is
+// .atp with the project's text reader and again with the tools' typed reader. One process per scenario, because the agent's state is
 // per process, as it is under the real runtime.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "atp/atp_reader.h"
 #include "fake_runtime.h"
+#include "typed_trace.h"
 
 namespace perfmarker::test {
 
@@ -29,8 +30,10 @@ struct TracedRun {
     int exitStatus = -1;      // the child's exit status (0: every CHILD_CHECK held)
     std::string childErrors;  // the child's stderr (the agent's messages, failed checks)
     bool haveAtp = false;
+    std::string atpPath;  // the merged trace (kept after the run for the tools' tests)
     atp::AtpDocument doc;
     std::string readError;
+    TypedTrace typed;  // the same file through the tools' streaming reader
 
     // Lines of a section, all thread blocks together, and the blocks themselves.
     std::vector<std::string> lines(atp::SectionKind kind) const;

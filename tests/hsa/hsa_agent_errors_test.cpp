@@ -93,6 +93,11 @@ TEST(HsaAgentErrors, RecordsFailingCallsWithTheirStatusAndNoOutputs) {
     EXPECT_NE(api[3].find("HSA_STATUS_ERROR_INVALID_SYMBOL_NAME = hsa_executable_get_symbol_by_name"
                           " ( executable={1};symbol_name=[\"nope\"];agent=NULL;symbol=0x"),
               std::string::npos) << api[3];
+    ASSERT_TRUE(run.typed.parsed) << run.typed.error;
+    ASSERT_EQ(run.typed.calls.size(), 5u);
+    EXPECT_EQ(run.typed.calls[1].returnValue, "HSA_STATUS_ERROR_INVALID_ARGUMENT");
+    EXPECT_EQ(paramValue(run.typed.calls[2], "signal"), "NULL");
+    EXPECT_EQ(run.typed.calls[3].returnValue, "HSA_STATUS_ERROR_INVALID_SYMBOL_NAME");
 }
 
 TEST(HsaAgentErrors, DispatchThatNeverCompletesIsReportedAndTheRestWritten) {
@@ -244,6 +249,18 @@ TEST(HsaAgentErrors, EverySlotOfBothTablesIsWrappedAndRestored) {
         ASSERT_TRUE(atp::parseApiLine(api[i], parsed, error)) << api[i] << ": " << error;
     }
     for (const atp::HsaApiSpec& spec : atp::hsaApis()) EXPECT_TRUE(has(api, spec.name + " (")) << spec.name;
+    // The tools' reader takes every line of every API (its formatting, the joined timestamps).
+    ASSERT_TRUE(run.typed.parsed) << run.typed.error;
+    ASSERT_EQ(run.typed.calls.size(), atp::hsaApis().size());
+    for (const auto& call : run.typed.calls) {
+        const atp::HsaApiSpec* spec = nullptr;
+        for (const auto& s : atp::hsaApis()) {
+            if (s.name == call.name) spec = &s;
+        }
+        ASSERT_NE(spec, nullptr) << call.name;
+        EXPECT_EQ(call.apiType, spec->apiTypeId) << call.name;
+        EXPECT_LE(call.start, call.end) << call.name;
+    }
 }
 
 }  // namespace

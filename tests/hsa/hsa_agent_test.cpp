@@ -29,6 +29,12 @@ bool load(FakeRuntime& rt, const Agent& agent) {
     return agent.onLoad(rt.table(), 0x10000, 0, nullptr);
 }
 
+// The tools' reader accepted the whole file, with nothing to warn about.
+void expectTypedReadClean(const TracedRun& run) {
+    EXPECT_TRUE(run.typed.parsed) << run.typed.error;
+    EXPECT_TRUE(run.typed.warnings.empty()) << run.typed.warnings.front();
+}
+
 TEST(HsaAgent, WritesApiTraceAndTimestampSections) {
     const TracedRun run = runTraced("api", [](FakeRuntime& rt, const Agent& agent) {
         CHILD_CHECK(load(rt, agent));
@@ -86,6 +92,29 @@ TEST(HsaAgent, WritesApiTraceAndTimestampSections) {
         previous = toInt(f[2]);
     }
     EXPECT_EQ(run.blocks(SectionKind::HsaKernelTimestamp).size(), 0u);
+
+    // The same calls as the tools see them: names, HSA_API_Type ids, returns, parameters.
+    expectTypedReadClean(run);
+    const auto& calls = run.typed.calls;
+    ASSERT_EQ(calls.size(), expected.size());
+    for (size_t i = 0; i < calls.size(); ++i) {
+        EXPECT_EQ(calls[i].apiType, expected[i].first);
+        EXPECT_EQ(calls[i].name, expected[i].second);
+        EXPECT_LE(calls[i].start, calls[i].end) << calls[i].name;
+        EXPECT_FALSE(calls[i].hasTransferTimes) << calls[i].name;
+    }
+    EXPECT_EQ(calls[0].returnValue, "HSA_STATUS_SUCCESS");
+    EXPECT_TRUE(calls[0].params.empty());
+    EXPECT_EQ(calls[2].returnValue, "");  // void API: no "<ret> = "
+    EXPECT_EQ(paramValue(calls[2], "value"), "1");
+    EXPECT_EQ(calls[3].returnValue, "1");  // integer return in decimal
+    EXPECT_EQ(paramValue(calls[3], "condition"), "HSA_SIGNAL_CONDITION_LT");
+    EXPECT_EQ(paramValue(calls[4], "agent"), "{handle=2000,name=gfx900}");
+    EXPECT_EQ(paramValue(calls[4], "attribute"), "HSA_AGENT_INFO_NAME");
+    EXPECT_EQ(calls[5].params.size(), 8u);
+    EXPECT_EQ(paramValue(calls[5], "size"), "64");
+    EXPECT_EQ(paramValue(calls[5], "queue").rfind("[[{0,1,", 0), 0u);
+    EXPECT_TRUE(run.typed.dispatches.empty());
 }
 
 TEST(HsaAgent, TimesKernelDispatchesThroughQueueInterception) {
@@ -137,6 +166,33 @@ TEST(HsaAgent, TimesKernelDispatchesThroughQueueInterception) {
     // Device times lie between the first and last API call (same clock).
     const auto ts = run.lines(SectionKind::HsaTimestamp);
     EXPECT_GT(toInt(f[2]), toInt(fields(ts.front())[2]));
+
+    // The dispatches as the tools see them, equal to what the fake queue ran.
+    expectTypedReadClean(run);
+    const auto& d = run.typed.dispatches;
+    ASSERT_EQ(d.size(), 2u);
+    for (size_t i = 0; i < d.size(); ++i) {
+        EXPECT_EQ(d[i].kernelName, "reduce(float*, float*, int)");
+        EXPECT_EQ(d[i].kernelHandle, "0x7F8C3A2B1C00");
+        EXPECT_EQ(d[i].start, static_cast<uint64_t>(toInt(fields(kernels[i])[2])));
+        EXPECT_EQ(d[i].end, static_cast<uint64_t>(toInt(fields(kernels[i])[3])));
+        EXPECT_LT(d[i].start, d[i].end);
+        EXPECT_EQ(d[i].agentName, kGpuName);
+        EXPECT_EQ(d[i].agentHandle, "{2000}");
+        EXPECT_EQ(d[i].queueIndex, 0u);
+        EXPECT_EQ(d[i].agentIndex, 0u);
+        EXPECT_EQ(d[i].packetType, "HSA_PACKET_TYPE_KERNEL_DISPATCH");
+        EXPECT_EQ(d[i].packetId, std::to_string(i));
+    }
+    // Both ran in one execute(): the device times the fake gave them, 1 ms long.
+    EXPECT_NEAR(static_cast<double>(d[1].end - d[1].start), 1e6, 2e3);
+    EXPECT_EQ(d[0].start, d[1].start);
+    EXPECT_EQ(d[0].end, d[1].end);
+    EXPECT_GT(d[0].start, run.typed.calls.front().start);
+    const auto lookups = run.typed.callsNamed("hsa_executable_get_symbol_by_name");
+    ASSERT_EQ(lookups.size(), 1u);
+    EXPECT_EQ(lookups[0].returnValue, "HSA_STATUS_SUCCESS");
+    EXPECT_EQ(paramValue(lookups[0], "symbol_name"), "[\"_Z6reducePfS_i\"]");
 }
 
 TEST(HsaAgent, AsyncCopiesCarryTheirTransferTimes) {
@@ -171,10 +227,30 @@ TEST(HsaAgent, AsyncCopiesCarryTheirTransferTimes) {
     ASSERT_EQ(copy.size(), 6u) << ts[2];
     EXPECT_EQ(copy[0], "128");
     EXPECT_NEAR(static_cast<double>(toInt(copy[5]) - toInt(copy[4])), 1e6, 2e3);
-    EXPECT_NEAR(static_cast<double>(toInt(copy[4]) - toInt(copy[2])), 5e5, 2e5);
+    // The call began at or after `host` and the transfer at host + 0.5 ms, so the transfer starts
+    // at most 0.5 ms (plus the calibration's error) after the call; a loaded machine can delay
+    // the call by any amount, so there is no lower bound.
+    EXPECT_LE(static_cast<double>(toInt(copy[4]) - toInt(copy[2])), 5e5 + 2e3);
     const auto failed = fields(ts[4]);
     EXPECT_EQ(failed.size(), 4u) << ts[4];
     EXPECT_NE(api[4].find("HSA_STATUS_ERROR_INVALID_ARGUMENT = hsa_amd_memory_async_copy"), std::string::npos);
+
+    // Typed: the successful copy carries its transfer times, the failed one none.
+    expectTypedReadClean(run);
+    const auto copies = run.typed.callsNamed("hsa_amd_memory_async_copy");
+    ASSERT_EQ(copies.size(), 2u);
+    EXPECT_EQ(copies[0].apiType, 128);
+    EXPECT_EQ(copies[0].returnValue, "HSA_STATUS_SUCCESS");
+    EXPECT_EQ(paramValue(copies[0], "size"), "4096");
+    EXPECT_EQ(paramValue(copies[0], "dst_agent"), "{handle=2000,name=gfx900}");
+    ASSERT_TRUE(copies[0].hasTransferTimes);
+    EXPECT_EQ(copies[0].transferStart, static_cast<uint64_t>(toInt(copy[4])));
+    EXPECT_EQ(copies[0].transferEnd, static_cast<uint64_t>(toInt(copy[5])));
+    EXPECT_LE(copies[0].start, copies[0].end);
+    EXPECT_LT(copies[0].transferStart, copies[0].transferEnd);
+    EXPECT_EQ(copies[1].returnValue, "HSA_STATUS_ERROR_INVALID_ARGUMENT");
+    EXPECT_FALSE(copies[1].hasTransferTimes);
+    EXPECT_EQ(paramValue(copies[1], "size"), "0");
 }
 
 // The application's ActivityLogger: its stop / resume reach the agent (found by its SONAME) and
@@ -200,6 +276,18 @@ TEST(HsaAgent, ActivityLoggerPausesTheAgentAndItsMarkersJoinTheTrace) {
     EXPECT_TRUE(contains(api, "value=22"));
     ASSERT_EQ(run.doc.markers.threads.size(), 1u) << run.childErrors;
     EXPECT_EQ(run.doc.markers.threads[0].markers.size(), 2u);
+
+    // Typed: the markers and the calls share the thread and the clock.
+    expectTypedReadClean(run);
+    const auto& markers = run.typed.markers;
+    ASSERT_EQ(markers.size(), 2u);
+    EXPECT_EQ(markers[0].name, "Upload");
+    const auto stores = run.typed.callsNamed("hsa_signal_store_relaxed");
+    ASSERT_EQ(stores.size(), 1u);
+    EXPECT_EQ(paramValue(stores[0], "value"), "22");
+    EXPECT_EQ(markers[0].tid, stores[0].tid);
+    EXPECT_LE(markers[0].timestampNs, stores[0].start);
+    EXPECT_GE(markers[1].timestampNs, stores[0].end);
 }
 
 }  // namespace

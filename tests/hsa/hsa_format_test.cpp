@@ -5,6 +5,7 @@
 
 #include "atp/hsa_api.h"
 #include "atp/hsa_trace.h"
+#include "typed_trace.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -99,6 +100,48 @@ TEST(HsaFormat, ClockConvertsWithOneAndTwoCalibrations) {
     bad.add(1000, 0, 10, 20);  // no frequency: ignored
     bad.add(1000, 1, 20, 10);  // window backwards: ignored
     EXPECT_FALSE(bad.calibrated());
+}
+
+// A name longer than its 45 columns runs into the start time (setw never truncates); the reader
+// splits it off with the name of the API line, and still rejects what does not fit.
+TEST(HsaFormat, OverlongNamesInTimestampLinesAreSplitByTheReader) {
+    const std::string name = "hsa_amd_profiling_convert_tick_to_system_domain";
+    const std::string head = "=====hsa API Trace Output=====\n1\n1\nHSA_STATUS_SUCCESS = " + name +
+                             " ( agent={handle=1,name=gfx900};host_tick=1;agent_tick=NULL )\n"
+                             "=====hsa Timestamp Output=====\n1\n1\n";
+    const auto ok = test::readTypedText(head + "118  " + name + "4203777687106 4203777687126\n");
+    ASSERT_TRUE(ok.parsed) << ok.error;
+    ASSERT_EQ(ok.calls.size(), 1u);
+    EXPECT_EQ(ok.calls[0].name, name);
+    EXPECT_EQ(ok.calls[0].start, 4203777687106u);
+    EXPECT_EQ(ok.calls[0].end, 4203777687126u);
+    EXPECT_FALSE(ok.calls[0].hasTransferTimes);
+
+    const auto other = test::readTypedText(head + "118 hsa_init4203777687106 4203777687126\n");
+    EXPECT_FALSE(other.parsed);
+    EXPECT_EQ(other.error, "t.atp:8: expected a timestamp line 'type name start end' (6 fields "
+                           "for an async copy), not 3 fields, got '118 hsa_init4203777687106 "
+                           "4203777687126'");
+    const auto notNumber = test::readTypedText(head + "118 " + name + "12x 4203777687126\n");
+    EXPECT_FALSE(notNumber.parsed);
+    EXPECT_NE(notNumber.error.find("t.atp:8: expected a timestamp line"), std::string::npos)
+        << notNumber.error;
+}
+
+TEST(HsaFormat, OverlongCopyNameKeepsItsTransferTimes) {
+    // Not an async copy by name, but the 6-field form is read the same way.
+    const std::string name = "hsa_amd_profiling_convert_tick_to_system_domain";
+    const std::string text = "=====hsa API Trace Output=====\n1\n1\nHSA_STATUS_SUCCESS = " + name +
+                             " (  )\n=====hsa Timestamp Output=====\n1\n1\n118 " + name +
+                             "10 20 30 40\n";
+    const auto t = test::readTypedText(text);
+    ASSERT_TRUE(t.parsed) << t.error;
+    ASSERT_EQ(t.calls.size(), 1u);
+    EXPECT_EQ(t.calls[0].start, 10u);
+    EXPECT_EQ(t.calls[0].end, 20u);
+    EXPECT_TRUE(t.calls[0].hasTransferTimes);
+    EXPECT_EQ(t.calls[0].transferStart, 30u);
+    EXPECT_EQ(t.calls[0].transferEnd, 40u);
 }
 
 }  // namespace
