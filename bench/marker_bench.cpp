@@ -103,6 +103,16 @@ void BM_PairWithoutSession(benchmark::State& state) {
 }
 BENCHMARK(BM_PairWithoutSession);
 
+// The same through the exported functions (what an application built without the headers'
+// inline fast path, or against the original headers, pays: a call through the PLT).
+void BM_PairWithoutSessionCalled(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize((amdtBeginMarker)("DrawCall", "Render", nullptr));
+        benchmark::DoNotOptimize((amdtEndMarker)());
+    }
+}
+BENCHMARK(BM_PairWithoutSessionCalled);
+
 // ---- the original design: one global mutex, a map of per-thread streams, iostreams ------
 
 struct OriginalDesign {

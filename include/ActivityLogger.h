@@ -152,6 +152,41 @@ AL_EXPORT int AL_API_CALL amdtStopProfilingEx(void);
  */
 AL_EXPORT int AL_API_CALL amdtResumeProfilingEx(void);
 
+/*
+ * Inline fast path (GCC and Clang on ELF platforms; perfmarker's extension). While no markers
+ * are recorded (no session, not initialized, or finalized), amdtBeginMarker(), amdtEndMarker()
+ * and amdtEndMarkerEx() return their code in the caller, from one load of
+ * perfmarker_al_idle_code, without the call into the shared library. That variable is 0 while
+ * markers are recorded (the calls then go to the library) and otherwise holds the code those
+ * three functions return: AL_UNINITIALIZED_ACTIVITY_LOGGER or AL_FINALIZED_ACTIVITY_LOGGER.
+ * The arguments are evaluated once either way, and the functions keep their addresses.
+ * Define PERFMARKER_NO_INLINE_FAST_PATH before including this header to always call them.
+ */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+AL_EXPORT extern int perfmarker_al_idle_code;
+#if !defined(PERFMARKER_NO_INLINE_FAST_PATH)
+static __inline__ int perfmarker_al_begin_marker(const char* name, const char* group,
+                                                 const char* userString) {
+    const int idle = __atomic_load_n(&perfmarker_al_idle_code, __ATOMIC_RELAXED);
+    return idle != 0 ? idle : (amdtBeginMarker)(name, group, userString);
+}
+static __inline__ int perfmarker_al_end_marker(void) {
+    const int idle = __atomic_load_n(&perfmarker_al_idle_code, __ATOMIC_RELAXED);
+    return idle != 0 ? idle : (amdtEndMarker)();
+}
+static __inline__ int perfmarker_al_end_marker_ex(const char* name, const char* group,
+                                                  const char* userString) {
+    const int idle = __atomic_load_n(&perfmarker_al_idle_code, __ATOMIC_RELAXED);
+    return idle != 0 ? idle : (amdtEndMarkerEx)(name, group, userString);
+}
+#define amdtBeginMarker(name, group, userString) \
+    perfmarker_al_begin_marker((name), (group), (userString))
+#define amdtEndMarker() perfmarker_al_end_marker()
+#define amdtEndMarkerEx(name, group, userString) \
+    perfmarker_al_end_marker_ex((name), (group), (userString))
+#endif
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 

@@ -98,6 +98,32 @@ AP_EXPORT int AP_API_CALL clEndPerfMarkerAMD(void);
  */
 AP_EXPORT int AP_API_CALL clFinalizePerfMarkerAMD(void);
 
+/*
+ * Inline fast path (GCC and Clang on ELF platforms; perfmarker's extension). While no markers
+ * are recorded (no session, not initialized, or finalized), clBeginPerfMarkerAMD() and
+ * clEndPerfMarkerAMD() return their code in the caller, from one load of
+ * perfmarker_cl_idle_code, without the call into the shared library. That variable is 0 while
+ * markers are recorded (the calls then go to the library) and otherwise holds the code both
+ * functions return: AP_UNINITIALIZED_PERF_MARKER or AP_FINALIZED_PERF_MARKER. The arguments are
+ * evaluated once either way, and the functions keep their addresses. Define
+ * PERFMARKER_NO_INLINE_FAST_PATH before including this header to always call them.
+ */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+AP_EXPORT extern int perfmarker_cl_idle_code;
+#if !defined(PERFMARKER_NO_INLINE_FAST_PATH)
+static __inline__ int perfmarker_cl_begin_marker(const char* name, const char* group) {
+    const int idle = __atomic_load_n(&perfmarker_cl_idle_code, __ATOMIC_RELAXED);
+    return idle != 0 ? idle : (clBeginPerfMarkerAMD)(name, group);
+}
+static __inline__ int perfmarker_cl_end_marker(void) {
+    const int idle = __atomic_load_n(&perfmarker_cl_idle_code, __ATOMIC_RELAXED);
+    return idle != 0 ? idle : (clEndPerfMarkerAMD)();
+}
+#define clBeginPerfMarkerAMD(name, group) perfmarker_cl_begin_marker((name), (group))
+#define clEndPerfMarkerAMD() perfmarker_cl_end_marker()
+#endif
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,8 @@
 // The ActivityLogger C API: a thin facade over the process-wide marker core, plus the
 // profiling control of the loaded tracing agents.
+
+// The library defines the functions the header's fast path wraps.
+#define PERFMARKER_NO_INLINE_FAST_PATH
 #include "ActivityLogger.h"
 
 #include "markers/marker_core.h"
@@ -9,7 +12,8 @@ namespace {
 
 using perfmarker::markers::MarkerCore;
 
-perfmarker::markers::GlobalCore g_core(perfmarker::markers::kActivityLogger);
+perfmarker::markers::GlobalCore g_core(perfmarker::markers::kActivityLogger,
+                                       &perfmarker_al_idle_code);
 
 // Out of line so the idle path of the exported functions needs no stack frame; reached by a
 // tail jump when recording.
@@ -22,6 +26,9 @@ perfmarker::markers::GlobalCore g_core(perfmarker::markers::kActivityLogger);
 }  // namespace
 
 extern "C" {
+
+// The header's fast-path word (0 while recording, else the idle code); see GlobalCore.
+AL_EXPORT int perfmarker_al_idle_code = perfmarker::markers::kUninitialized;
 
 AL_EXPORT int AL_API_CALL amdtInitializeActivityLogger(void) {
     return g_core.initialize([] { g_core.flushAtExit(); });

@@ -1,4 +1,7 @@
 // The CLPerfMarker C API: a thin facade over the process-wide marker core.
+
+// The library defines the functions the header's fast path wraps.
+#define PERFMARKER_NO_INLINE_FAST_PATH
 #include "CLPerfMarker.h"
 
 #include "markers/marker_core.h"
@@ -7,7 +10,8 @@ namespace {
 
 using perfmarker::markers::MarkerCore;
 
-perfmarker::markers::GlobalCore g_core(perfmarker::markers::kCLPerfMarker);
+perfmarker::markers::GlobalCore g_core(perfmarker::markers::kCLPerfMarker,
+                                       &perfmarker_cl_idle_code);
 
 // Out of line so the idle path of the exported functions needs no stack frame; reached by a
 // tail jump when recording.
@@ -19,6 +23,9 @@ perfmarker::markers::GlobalCore g_core(perfmarker::markers::kCLPerfMarker);
 }  // namespace
 
 extern "C" {
+
+// The header's fast-path word (0 while recording, else the idle code); see GlobalCore.
+AP_EXPORT int perfmarker_cl_idle_code = perfmarker::markers::kUninitialized;
 
 AP_EXPORT int AP_API_CALL clInitializePerfMarkerAMD(void) {
     return g_core.initialize([] { g_core.flushAtExit(); });

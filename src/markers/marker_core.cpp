@@ -94,7 +94,25 @@ int GlobalCore::initialize(void (*atExit)()) {
         m_atExitRegistered = true;
         std::atexit(atExit);  // exit without finalize still flushes to the fragments
     }
+    publishIdleCode(core);
     return code;
+}
+
+int GlobalCore::finalize() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    MarkerCore* core = get();
+    if (core == nullptr) return kUninitialized;
+    // Callers that still see 0 while the file is written enter the library, where the core's
+    // own state (already done) answers them with the finalized code.
+    const int code = core->finalize();
+    publishIdleCode(core);
+    return code;
+}
+
+void GlobalCore::publishIdleCode(const MarkerCore* core) {
+    // Relaxed readers: a caller that sees 0 enters the library, which checks the state itself.
+    __atomic_store_n(m_idleWord, MarkerCore::isRecording(core) ? 0 : MarkerCore::idleCode(core),
+                     __ATOMIC_RELEASE);
 }
 
 int MarkerCore::initialize() {

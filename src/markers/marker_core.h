@@ -121,7 +121,10 @@ private:
 // step is one load and one branch: no guard variable, no call.
 class GlobalCore {
 public:
-    constexpr explicit GlobalCore(const Flavor& flavor) : m_flavor(flavor) {}
+    // `idleWord` is the facade's exported fast-path word (see the public headers): 0 while
+    // recording, else the code begin/end return. Kept equal to the core's state here.
+    constexpr GlobalCore(const Flavor& flavor, int* idleWord)
+        : m_flavor(flavor), m_idleWord(idleWord) {}
 
     // Null until the first initialize call.
     MarkerCore* get() const { return m_core.load(std::memory_order_acquire); }
@@ -129,16 +132,17 @@ public:
     // Creates the core on first use; `atExit` (which should call flushAtExit) is registered
     // once a session is detected.
     int initialize(void (*atExit)());
-    int finalize() {
-        MarkerCore* core = get();
-        return core == nullptr ? kUninitialized : core->finalize();
-    }
+    int finalize();
     void flushAtExit() {
         if (MarkerCore* core = get()) core->flush();
     }
 
 private:
+    // Stores the fast-path word for the core's current state (under m_mutex).
+    void publishIdleCode(const MarkerCore* core);
+
     const Flavor& m_flavor;
+    int* const m_idleWord;
     std::atomic<MarkerCore*> m_core{nullptr};  // never freed: threads may call during exit
     std::mutex m_mutex;                        // guards creation and m_atExitRegistered
     bool m_atExitRegistered = false;
