@@ -21,6 +21,7 @@ namespace {
 using detail::atLine;
 using detail::expectedGot;
 using detail::trimText;
+namespace scan = detail::scan;
 
 constexpr size_t kChunkBytes = size_t{1} << 20;
 constexpr size_t kSectionKinds = static_cast<size_t>(SectionKind::Unknown) + 1;
@@ -51,9 +52,9 @@ public:
     bool next(std::string_view& line, uint64_t& lineNumber) override {
         for (;;) {
             const char* base = m_buffer.data();
-            const void* nl = std::memchr(base + m_scan, '\n', m_end - m_scan);
-            if (nl != nullptr) {
-                const size_t stop = static_cast<size_t>(static_cast<const char*>(nl) - base);
+            const char* nl = scan::findByte(base + m_scan, base + m_end, '\n');
+            if (nl != base + m_end) {
+                const size_t stop = static_cast<size_t>(nl - base);
                 return take(stop, stop + 1, line, lineNumber);
             }
             m_scan = m_end;
@@ -129,10 +130,9 @@ public:
 
     bool next(std::string_view& line, uint64_t& lineNumber) override {
         if (m_pos >= m_data.size() || !m_error.empty()) return false;
-        const void* nl = std::memchr(m_data.data() + m_pos, '\n', m_data.size() - m_pos);
-        const size_t stop = nl != nullptr
-                                ? static_cast<size_t>(static_cast<const char*>(nl) - m_data.data())
-                                : m_data.size();
+        const char* data = m_data.data();
+        const size_t stop =
+            static_cast<size_t>(scan::findByte(data + m_pos, data + m_data.size(), '\n') - data);
         if (stop - m_pos > kMaxTraceLineBytes) {
             m_error = tooLong(m_name, m_line + 1);
             return false;
@@ -277,10 +277,11 @@ public:
     Pass(std::array<AtpPart*, kSectionKinds>& bySection, Context& context)
         : m_bySection(bySection), m_context(context) {}
 
-    bool line(std::string_view raw, uint64_t number, int64_t nextOffset, std::string& error) {
+    // `source` tells where the next line starts (asked for section lines only).
+    bool line(std::string_view raw, uint64_t number, const LineSource& source, std::string& error) {
         const std::string_view text = trimText(raw);
         if (text.empty()) return true;
-        if (text.front() == '=') return sectionLine(text, number, nextOffset, error);
+        if (text.front() == '=') return sectionLine(text, number, source.offset(), error);
         if (m_inHeader) return headerLine(text, number, error);
         if (m_part != nullptr) return m_part->line(text, number, m_context, error);
         const SourceLocation where{m_context.fileName(), number};
@@ -350,7 +351,7 @@ bool TraceParser::Impl::run(LineSource& source, Context& context, std::string& e
     std::string_view line;
     uint64_t number = 0;
     while (source.next(line, number)) {
-        if (!pass.line(line, number, source.offset(), error)) return false;
+        if (!pass.line(line, number, source, error)) return false;
     }
     error = source.error();
     if (!error.empty()) return false;

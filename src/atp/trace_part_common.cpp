@@ -1,15 +1,12 @@
 // Shared pieces of the streaming reader's parts (trace_part_common.h).
 #include "atp/trace_part_common.h"
 
-#include <charconv>
 #include <cstring>
 
 namespace perfmarker::atp::detail {
 namespace {
 
 constexpr size_t kExcerptBytes = 60;
-
-bool isTrimmed(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 // A cursor over BufferedLines.
 class BufferedCursor final : public LineCursor {
@@ -34,37 +31,6 @@ private:
 };
 
 }  // namespace
-
-std::string_view trimText(std::string_view text) {
-    while (!text.empty() && isTrimmed(text.front())) text.remove_prefix(1);
-    while (!text.empty() && isTrimmed(text.back())) text.remove_suffix(1);
-    return text;
-}
-
-bool parseU64(std::string_view text, uint64_t& value) {
-    if (text.empty()) return false;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
-    return r.ec == std::errc() && r.ptr == text.data() + text.size();
-}
-
-void splitTokens(std::string_view line, std::vector<std::string_view>& fields) {
-    constexpr uint64_t kEightSpaces = 0x2020202020202020ull;
-    const auto isSpace = [](char c) {
-        return c <= ' ' && (c == ' ' || c == '\t' || c == '\r' || c == '\n');
-    };
-    fields.clear();
-    const char* p = line.data();
-    const size_t n = line.size();
-    size_t i = 0;
-    while (i < n) {
-        uint64_t word = 0;
-        while (i + 8 <= n && (std::memcpy(&word, p + i, 8), word == kEightSpaces)) i += 8;
-        while (i < n && isSpace(p[i])) ++i;
-        const size_t begin = i;
-        while (i < n && !isSpace(p[i])) ++i;
-        if (i > begin) fields.emplace_back(p + begin, i - begin);
-    }
-}
 
 std::string excerpt(std::string_view text) {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -107,7 +73,7 @@ void warn(const SectionContext& context, uint64_t line, std::string_view message
 
 // ---- ThreadBlocks --------------------------------------------------------------------------
 
-bool ThreadBlocks::feed(std::string_view text, Step& step, std::string& what) {
+bool ThreadBlocks::feedCount(std::string_view text, Step& step, std::string& what) {
     switch (m_state) {
         case State::Tid:
             if (!parseU64(text, m_tid)) {

@@ -4,24 +4,34 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "atp/trace_parser.h"
+#include "atp/trace_part_scan.h"
 
 namespace perfmarker::atp::detail {
 
 // Spaces, tabs and CR at both ends removed (NUL and other bytes are content).
-std::string_view trimText(std::string_view text);
+inline std::string_view trimText(std::string_view text) {
+    const auto trimmed = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+    while (!text.empty() && trimmed(text.front())) text.remove_prefix(1);
+    // (Timestamp lines end in column padding: eight spaces at a time.)
+    while (text.size() >= 8 && std::memcmp(text.data() + text.size() - 8, "        ", 8) == 0) {
+        text.remove_suffix(8);
+    }
+    while (!text.empty() && trimmed(text.back())) text.remove_suffix(1);
+    return text;
+}
 
 // The whole of `text` as a decimal number (no sign, no spaces, no overflow).
-bool parseU64(std::string_view text, uint64_t& value);
+using scan::parseU64;
 
-// Splits on spaces, tabs, CR and LF, as splitFields() of ocl_timestamp.h, with a fast path over
-// the long runs of padding spaces of timestamp and dispatch lines.
-void splitTokens(std::string_view line, std::vector<std::string_view>& fields);
+// Splits on spaces, tabs, CR and LF, as splitFields() of ocl_timestamp.h (64 bytes at a time).
+using scan::splitTokens;
 
 // "'text'" for messages: at most 60 bytes, bytes outside printable ASCII as \xNN.
 std::string excerpt(std::string_view text);
@@ -42,7 +52,12 @@ public:
     void reset() { *this = ThreadBlocks{}; }
     // Consumes one non-blank line. False with `what` / `got` (for expectedGot) when the line is
     // not what the block structure asks for.
-    bool feed(std::string_view text, Step& step, std::string& what);
+    bool feed(std::string_view text, Step& step, std::string& what) {
+        if (m_state != State::Entries) return feedCount(text, step, what);
+        if (--m_remaining == 0) m_state = State::Tid;
+        step = Step::Entry;
+        return true;
+    }
     // Empty when the section may end here, else what was expected instead.
     std::string unfinished() const;
 
@@ -53,6 +68,7 @@ public:
 
 private:
     enum class State { Tid, Count, Entries };
+    bool feedCount(std::string_view text, Step& step, std::string& what);  // a tid or a count
     State m_state = State::Tid;
     uint64_t m_tid = 0;
     uint64_t m_count = 0;

@@ -1,8 +1,6 @@
 // The HSA part of the streaming reader: "hsa API Trace Output" joined with "hsa Timestamp
 // Output" into HsaApiCall records (spec §4.1, §4.2), and the "hsa Kernel Timestamp Output"
 // section into HsaKernelDispatch records (spec §4.4).
-#include <charconv>
-
 #include "atp/atp_reader.h"
 #include "atp/ocl_timestamp.h"
 #include "atp/trace_part_joined.h"
@@ -76,8 +74,7 @@ public:
 protected:
     bool announce(const JoinedLine& joined, SectionContext& context,
                   std::string& error) override {
-        std::string what;
-        if (!parseApiLine(joined.apiText, m_api, what)) {
+        if (!scan::parseApiText(joined.apiText, m_api)) {
             error = expectedGot(context, joined.apiLine, "an API line '[Ret = ]name ( params )'",
                                 joined.apiText);
             return false;
@@ -86,7 +83,7 @@ protected:
         m_call.index = joined.index;
         m_call.name = m_api.name;
         m_call.returnValue = m_api.returnValue;
-        m_call.params.assign(m_api.params.begin(), m_api.params.end());
+        scan::splitParams(m_api.params, m_call.params, m_api.line);
         m_call.apiLine = {context.fileName(), joined.apiLine};
         m_call.apiType = 0;
         m_call.start = m_call.end = 0;
@@ -123,8 +120,7 @@ private:
             return false;
         }
         const std::string_view type = m_fields[0];
-        const auto r = std::from_chars(type.data(), type.data() + type.size(), m_call.apiType);
-        if (r.ec != std::errc() || r.ptr != type.data() + type.size()) {
+        if (!scan::parseInt(type, m_call.apiType)) {
             error = expectedGot(context, line, "the API type (a decimal number) in field 1", type);
             return false;
         }
@@ -159,7 +155,7 @@ private:
         const std::string_view rest = merged.substr(name.size());
         if (!parseU64(rest, start)) return;
         m_fields[1] = name;
-        m_fields.insert(m_fields.begin() + 2, rest);
+        m_fields.insert(2, rest);
     }
 
     bool dispatchLine(std::string_view text, uint64_t line, SectionContext& context,
@@ -199,10 +195,10 @@ private:
         return true;
     }
 
-    ApiLine m_api;
+    scan::ApiText m_api;
     HsaApiCall m_call;
     HsaKernelDispatch m_dispatch;
-    std::vector<std::string_view> m_fields;
+    scan::Fields m_fields;
     bool m_inKernelSection = false;
     bool m_haveCount = false;
     uint64_t m_remaining = 0;

@@ -1,8 +1,6 @@
 // The OpenCL part of the streaming reader: "ocl API Trace Output" joined with
 // "ocl Timestamp Output" into OclApiCall records (spec §2, §3). Timestamp lines are split on
 // whitespace, never on columns (spec §0).
-#include <charconv>
-
 #include "atp/atp_reader.h"
 #include "atp/ocl_api.h"
 #include "atp/ocl_timestamp.h"
@@ -61,8 +59,7 @@ protected:
 
 private:
     bool readApiLine(const JoinedLine& joined, SectionContext& context, std::string& error) {
-        std::string what;
-        if (!parseApiLine(joined.apiText, m_api, what)) {
+        if (!scan::parseApiText(joined.apiText, m_api)) {
             error = expectedGot(context, joined.apiLine, "an API line 'Ret = Name ( params )'",
                                 joined.apiText);
             return false;
@@ -71,7 +68,7 @@ private:
         m_call.index = joined.index;
         m_call.name = m_api.name;
         m_call.returnValue = m_api.returnValue;
-        m_call.params.assign(m_api.params.begin(), m_api.params.end());
+        scan::splitParams(m_api.params, m_call.params, m_api.line);
         m_call.comment = m_api.comment;
         m_call.consecutiveCalls = m_api.comment.empty() ? 1 : consecutiveCalls(m_api.comment);
         m_call.apiLine = {context.fileName(), joined.apiLine};
@@ -80,7 +77,11 @@ private:
 
     bool number(size_t index, const char* what, uint64_t& value, SectionContext& context,
                 std::string& error) {
-        if (parseU64(m_fields[index], value)) return true;
+        return parseU64(m_fields[index], value) || notNumber(index, what, context, error);
+    }
+
+    [[gnu::cold, gnu::noinline]] bool notNumber(size_t index, const char* what,
+                                                SectionContext& context, std::string& error) {
         error = expectedGot(context, m_line,
                             std::string(what) + " (a decimal number) in field " +
                                 std::to_string(index + 1),
@@ -98,8 +99,7 @@ private:
             return false;
         }
         const std::string_view type = m_fields[0];
-        const auto r = std::from_chars(type.data(), type.data() + type.size(), m_call.apiType);
-        if (r.ec != std::errc() || r.ptr != type.data() + type.size()) {
+        if (!scan::parseInt(type, m_call.apiType)) {
             error = expectedGot(context, m_line, "the API type (a decimal number) in field 1",
                                 type);
             return false;
@@ -122,7 +122,10 @@ private:
     }
 
     // No view of an earlier line (or input) may outlive it, even in fields not announced.
+    // (Cleared once after an enqueue: most calls have no command, and their record stays clear.)
     void clearCommand() {
+        if (!m_commandSet) return;
+        m_commandSet = false;
         std::string kernelName = std::move(m_call.command.kernelName);
         kernelName.clear();
         m_call.command = OclCommand{};
@@ -138,6 +141,7 @@ private:
             return false;
         }
         OclCommand& c = m_call.command;
+        m_commandSet = true;
         uint64_t type = 0;
         if (!number(4, "the command type", type, context, error) ||
             !number(6, "the queued time", c.queued, context, error) ||
@@ -207,10 +211,11 @@ private:
         }
     }
 
-    ApiLine m_api;                           // reused for every call
-    OclApiCall m_call;                       // reused: its vectors and strings keep capacity
-    std::vector<std::string_view> m_fields;  // of the timestamp line
-    uint64_t m_line = 0;                     // the timestamp line being read
+    scan::ApiText m_api;        // of the API line
+    OclApiCall m_call;          // reused: its vectors and strings keep capacity
+    scan::Fields m_fields;      // of the timestamp line
+    uint64_t m_line = 0;        // the timestamp line being read
+    bool m_commandSet = false;  // m_call.command holds fields of an enqueue
 };
 
 }  // namespace

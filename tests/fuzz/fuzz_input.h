@@ -1,9 +1,12 @@
 // The shared body of the libFuzzer targets of the .atp reader (scripts/fuzz.sh). A first byte
 // below 8 is a selector: it picks a section line put in front of the rest (so a target keeps
 // its part busy even when the input lost its own section line) and, when odd, reads the input
-// as a stream (the paired sections are then kept in memory instead of read again).
+// as a stream (the paired sections are then kept in memory instead of read again). Every line
+// of the input also goes through the reader's fast scanners and the plain definitions they
+// replace (compareScanners()).
 #pragma once
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -11,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "atp/atp_reader.h"
+#include "atp/ocl_timestamp.h"
 #include "atp/trace_parser.h"
+#include "atp/trace_part_common.h"
 
 namespace perfmarker::atp::fuzz {
 
@@ -48,6 +54,44 @@ public:
     void onWarning(const std::string& m) override { bytes += m.size(); }
 };
 
+// The fast scanners of the parts (trace_part_scan.h) against the plain definitions they
+// replace, on every line of the input, each in a buffer of its own so that the sanitizer sees
+// any byte read beyond it. A difference stops the fuzzer.
+inline void compareScanners(std::string_view text) {
+    namespace scan = detail::scan;
+    const auto same = [](bool equal) {
+        if (!equal) __builtin_trap();
+    };
+    std::vector<std::string_view> fast, reference;
+    while (!text.empty()) {
+        const size_t nl = text.find('\n');
+        const std::string line(text.substr(0, nl));
+        text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+
+        ApiLine api;
+        std::string error;
+        scan::ApiText apiText;
+        const bool isApi = parseApiLine(line, api, error);
+        same(scan::parseApiText(line, apiText) == isApi);
+        if (isApi) {
+            scan::splitParams(apiText.params, fast, apiText.line);
+            same(apiText.name == api.name && apiText.returnValue == api.returnValue &&
+                 apiText.comment == api.comment && fast == api.params);
+        }
+        scan::splitTokens(line, fast);
+        splitFields(line, reference);
+        same(fast == reference);
+        for (const std::string_view token : reference) {
+            const std::string own(token);
+            uint64_t value = 0, expected = 0;
+            const auto r = std::from_chars(own.data(), own.data() + own.size(), expected);
+            const bool ok = r.ec == std::errc() && r.ptr == own.data() + own.size();
+            same(scan::parseU64(own, value) == ok && (!ok || value == expected));
+        }
+        same(detail::trimText(line).size() <= line.size());
+    }
+}
+
 inline void run(const uint8_t* data, size_t size, std::initializer_list<SectionKind> kinds) {
     std::string text;
     bool asStream = false;
@@ -69,6 +113,7 @@ inline void run(const uint8_t* data, size_t size, std::initializer_list<SectionK
     } else {
         parser.parseBuffer(text, "fuzz", error);
     }
+    compareScanners(text);
 }
 
 }  // namespace perfmarker::atp::fuzz

@@ -1,0 +1,512 @@
+// The byte scanning of the streaming reader's hot path (trace_parser.h): line ends, whitespace
+// tokens of timestamp lines, decimal numbers, and the pieces of an API line. Each function gives
+// exactly the result of the plain byte-by-byte definition written next to it (the unit tests and
+// the fuzz targets compare them); it only gets there with fewer steps: 16 or 64 bytes at a time
+// with SSE2 (the x86-64 baseline, so no runtime dispatch), eight digits at a time for numbers.
+// Other targets use the same code with a portable mask builder. Internal to src/atp.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#if defined(__SSE2__) && !defined(PERFMARKER_SCAN_PORTABLE)
+#include <emmintrin.h>
+#define PERFMARKER_SCAN_SSE2 1
+#else
+#define PERFMARKER_SCAN_SSE2 0
+#endif
+
+namespace perfmarker::atp::detail::scan {
+
+inline unsigned lowestBit(uint64_t mask) { return static_cast<unsigned>(__builtin_ctzll(mask)); }
+
+// The fields of a line: views in an array that only grows (kept between lines), written
+// without a capacity check per field.
+class Fields {
+public:
+    size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    const std::string_view& operator[](size_t i) const { return m_data[i]; }
+    std::string_view& operator[](size_t i) { return m_data[i]; }
+    const std::string_view* begin() const { return m_data.data(); }
+    const std::string_view* end() const { return m_data.data() + m_size; }
+    void clear() { m_size = 0; }
+    // Room for `n` fields in all; the pointer to write the next one.
+    std::string_view* room(size_t n) {
+        if (m_data.size() < n) m_data.resize(std::max(n, 2 * m_data.size()));
+        return m_data.data() + m_size;
+    }
+    void grow(size_t n) { m_size += n; }
+    void insert(size_t at, std::string_view field) {
+        room(m_size + 1);
+        for (size_t i = m_size; i > at; --i) m_data[i] = m_data[i - 1];
+        m_data[at] = field;
+        ++m_size;
+    }
+
+private:
+    std::vector<std::string_view> m_data;  // its size is the capacity
+    size_t m_size = 0;
+};
+
+// ---- masks ---------------------------------------------------------------------------------
+//
+// A classifier turns 16 bytes into a 16-bit mask: bit i set when byte i is one of its bytes.
+
+#if PERFMARKER_SCAN_SSE2
+using Bytes16 = __m128i;
+inline Bytes16 load16(const char* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
+inline uint32_t maskOf(Bytes16 hit) { return static_cast<uint32_t>(_mm_movemask_epi8(hit)); }
+inline Bytes16 equal(Bytes16 v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); }
+inline Bytes16 either(Bytes16 a, Bytes16 b) { return _mm_or_si128(a, b); }
+inline Bytes16 withBits(Bytes16 v, char bits) { return _mm_or_si128(v, _mm_set1_epi8(bits)); }
+inline Bytes16 withoutBits(Bytes16 v, char bits) {
+    return _mm_andnot_si128(_mm_set1_epi8(bits), v);
+}
+#else
+// The portable stand-in: 16 bytes and byte-wise operations.
+struct Bytes16 {
+    unsigned char b[16];
+};
+inline Bytes16 load16(const char* p) {
+    Bytes16 v;
+    std::memcpy(v.b, p, 16);
+    return v;
+}
+inline uint32_t maskOf(Bytes16 hit) {
+    uint32_t mask = 0;
+    for (int i = 0; i < 16; ++i) mask |= static_cast<uint32_t>(hit.b[i] >> 7) << i;
+    return mask;
+}
+template <typename Op>
+inline Bytes16 eachByte(Bytes16 v, Op op) {
+    for (auto& byte : v.b) byte = static_cast<unsigned char>(op(byte));
+    return v;
+}
+inline Bytes16 equal(Bytes16 v, char c) {
+    return eachByte(v,
+                    [c](unsigned char x) { return x == static_cast<unsigned char>(c) ? 0xff : 0; });
+}
+inline Bytes16 either(Bytes16 a, Bytes16 b) {
+    for (int i = 0; i < 16; ++i) a.b[i] = static_cast<unsigned char>(a.b[i] | b.b[i]);
+    return a;
+}
+inline Bytes16 withBits(Bytes16 v, char bits) {
+    return eachByte(v, [bits](unsigned char x) { return x | static_cast<unsigned char>(bits); });
+}
+inline Bytes16 withoutBits(Bytes16 v, char bits) {
+    return eachByte(v, [bits](unsigned char x) { return x & ~static_cast<unsigned char>(bits); });
+}
+#endif
+
+// ' ', '\t', '\r' and '\n': the separators of splitFields().
+struct SpaceBytes {
+    uint32_t operator()(Bytes16 v) const {
+#if PERFMARKER_SCAN_SSE2
+        // Timestamp lines hold no bytes below ' ': then the separators are the spaces, and the
+        // other three comparisons are left out.
+        const uint32_t control = maskOf(equal(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), 0x1f));
+        if (control == 0) return maskOf(equal(v, ' '));
+#endif
+        return maskOf(
+            either(either(equal(v, ' '), equal(v, '\t')), either(equal(v, '\r'), equal(v, '\n'))));
+    }
+};
+
+// The bytes that may matter to splitParams(): '"', '\\', ';' and the brackets ([{ }]). '|' is
+// reported too, the price of one comparison for both '\\' and '|' (0x5c | 0x20 == 0x7c, as
+// '[' | 0x20 == '{' and ']' | 0x20 == '}'); the caller looks at the byte itself.
+struct ParamBytes {
+    uint32_t operator()(Bytes16 v) const {
+        const Bytes16 folded = withBits(v, 0x20);
+        return maskOf(either(either(either(equal(folded, '{'), equal(folded, '}')),
+                                    either(equal(folded, '|'), equal(withoutBits(v, 1), '('))),
+                             either(equal(v, '"'), equal(v, ';'))));
+    }
+};
+
+// One byte.
+struct OneByte {
+    char c;
+    uint32_t operator()(Bytes16 v) const { return maskOf(equal(v, c)); }
+};
+
+// The readable bytes around a block: [first, last). A block's last partial 16 bytes are read as
+// 16 bytes inside them (ending at the block's end, or starting at its start), so that nothing
+// outside them is read; a text shorter than 16 bytes is copied.
+struct Bounds {
+    const char* first;
+    const char* last;
+};
+
+// The mask of the `n` bytes (1 to 64) at p.
+template <typename Classify>
+inline uint64_t maskOfBlock(Classify classify, Bounds bounds, const char* p, size_t n) {
+    uint64_t mask = 0;
+    size_t at = 0;
+    for (; at + 16 <= n; at += 16) mask |= static_cast<uint64_t>(classify(load16(p + at))) << at;
+    if (at == n) return mask;
+    const size_t rest = n - at;
+    const uint32_t keep = (1u << rest) - 1;
+    uint32_t tail;
+    if (static_cast<size_t>(p - bounds.first) + n >= 16) {
+        tail = classify(load16(p + n - 16)) >> (16 - rest);
+    } else if (static_cast<size_t>(bounds.last - p) >= at + 16) {
+        tail = classify(load16(p + at)) & keep;
+    } else {
+        char copy[16] = {};
+        for (size_t i = 0; i < rest; ++i) copy[i] = p[at + i];
+        tail = classify(load16(copy)) & keep;
+    }
+    return mask | (static_cast<uint64_t>(tail) << at);
+}
+
+// Runs `visit(offset, mask, size)` over [p, p + n) in blocks of 64 bytes (`size` of them, the
+// last block shorter; bits beyond it clear). Stops when visit returns false.
+template <typename Classify, typename Visit>
+inline void forEachBlock(Classify classify, Bounds bounds, const char* p, size_t n, Visit visit) {
+    size_t base = 0;
+    for (; base + 64 <= n; base += 64) {
+        if (!visit(base, maskOfBlock(classify, bounds, p + base, 64), size_t{64})) return;
+    }
+    if (base < n) visit(base, maskOfBlock(classify, bounds, p + base, n - base), n - base);
+}
+
+// ---- line ends -----------------------------------------------------------------------------
+
+// The first `c` in [p, end), or end.
+inline const char* findByte(const char* p, const char* end, char c) {
+    const OneByte classify{c};
+#if PERFMARKER_SCAN_SSE2
+    // 64 bytes a step, one test for all of them (lines are 50 to 400 bytes long).
+    const __m128i needle = _mm_set1_epi8(c);
+    while (end - p >= 64) {
+        const __m128i a = _mm_cmpeq_epi8(load16(p), needle);
+        const __m128i b = _mm_cmpeq_epi8(load16(p + 16), needle);
+        const __m128i d = _mm_cmpeq_epi8(load16(p + 32), needle);
+        const __m128i e = _mm_cmpeq_epi8(load16(p + 48), needle);
+        if (maskOf(either(either(a, b), either(d, e))) != 0) {
+            const uint64_t mask = maskOf(a) | (uint64_t{maskOf(b)} << 16) |
+                                  (uint64_t{maskOf(d)} << 32) | (uint64_t{maskOf(e)} << 48);
+            return p + lowestBit(mask);
+        }
+        p += 64;
+    }
+#endif
+    while (end - p >= 16) {
+        const uint32_t mask = classify(load16(p));
+        if (mask != 0) return p + __builtin_ctz(mask);
+        p += 16;
+    }
+    while (p < end && *p != c) ++p;
+    return p;
+}
+
+// ---- whitespace tokens ---------------------------------------------------------------------
+
+// splitFields() of ocl_timestamp.h: the runs of bytes other than ' ', '\t', '\r', '\n'.
+inline void splitTokens(std::string_view line, Fields& fields) {
+    fields.clear();
+    const char* p = line.data();
+    const Bounds bounds{p, p + line.size()};
+    // At most one field in two bytes; starts and ends alternate, so the k-th end closes the
+    // k-th field.
+    std::string_view* out = fields.room(line.size() / 2 + 1);
+    size_t started = 0;
+    size_t ended = 0;
+    uint64_t before = 1;  // whether the byte before the block is a separator
+    forEachBlock(SpaceBytes{}, bounds, p, line.size(),
+                 [&](size_t base, uint64_t space, size_t size) {
+                     if (size < 64) space |= ~uint64_t{0} << size;  // a separator after the end
+                     const uint64_t shifted = (space << 1) | before;
+                     before = space >> 63;
+                     for (uint64_t starts = ~space & shifted; starts != 0; starts &= starts - 1) {
+                         out[started++] = std::string_view(p + base + lowestBit(starts), 0);
+                     }
+                     for (uint64_t ends = space & ~shifted; ends != 0; ends &= ends - 1) {
+                         const char* begin = out[ended].data();
+                         out[ended++] = std::string_view(
+                             begin, static_cast<size_t>(p + base + lowestBit(ends) - begin));
+                     }
+                     return true;
+                 });
+    if (ended < started) {  // the line ends in a token at a block boundary
+        const char* begin = out[ended].data();
+        out[ended] = std::string_view(begin, static_cast<size_t>(p + line.size() - begin));
+    }
+    fields.grow(started);
+}
+
+// The same into a vector (tests).
+inline void splitTokens(std::string_view line, std::vector<std::string_view>& fields) {
+    Fields found;
+    splitTokens(line, found);
+    fields.assign(found.begin(), found.end());
+}
+
+// ---- decimal numbers -----------------------------------------------------------------------
+
+// Eight ASCII bytes (the first in the lowest byte) as a number, or false when one of them is
+// not a digit.
+inline bool eightDigits(uint64_t bytes, uint64_t& value) {
+    constexpr uint64_t kHighNibbles = 0xf0f0f0f0f0f0f0f0ull;
+    constexpr uint64_t kZeros = 0x3030303030303030ull;
+    constexpr uint64_t kSixes = 0x0606060606060606ull;
+    // '0'..'9' are the bytes 0x30..0x39: high nibble 3, and still 3 after adding 6.
+    if ((bytes & kHighNibbles) != kZeros || ((bytes + kSixes) & kHighNibbles) != kZeros) {
+        return false;
+    }
+    uint64_t d = bytes - kZeros;                          // eight digits 0..9
+    d = ((d * 10) + (d >> 8)) & 0x00ff00ff00ff00ffull;    // four pairs 0..99
+    d = ((d * 100) + (d >> 16)) & 0x0000ffff0000ffffull;  // two quads 0..9999
+    value = (d & 0xffffffffull) * 10000 + (d >> 32);
+    return true;
+}
+
+inline uint64_t load8(const char* p) {
+    uint64_t bytes;
+    std::memcpy(&bytes, p, sizeof bytes);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    bytes = __builtin_bswap64(bytes);
+#endif
+    return bytes;
+}
+
+// Plain digits one at a time (at most 19 of them: no overflow).
+inline bool fewDigits(const char* p, size_t n, uint64_t& value) {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const auto d = static_cast<unsigned>(static_cast<unsigned char>(p[i]) - '0');
+        if (d > 9) return false;
+        v = v * 10 + d;
+    }
+    value = v;
+    return true;
+}
+
+// std::from_chars over the whole of `text` into an unsigned 64-bit value: decimal digits only,
+// at least one, no overflow.
+inline bool parseU64(std::string_view text, uint64_t& value) {
+    const char* p = text.data();
+    const size_t n = text.size();
+    if (n == 0) return false;
+    if (n < 8) return fewDigits(p, n, value);
+    if (n <= 16) {
+        // The last eight digits, and the ones before them moved to the top of a word whose low
+        // bytes are '0' (leading zeros).
+        uint64_t low = 0, high = 0;
+        const size_t k = n - 8;
+        uint64_t first = k == 0 ? 0x3030303030303030ull : load8(p);
+        if (k > 0 && k < 8) first = (first << (8 * (8 - k))) | (0x3030303030303030ull >> (8 * k));
+        if (!eightDigits(load8(p + k), low) || !eightDigits(first, high)) return false;
+        value = high * 100000000ull + low;
+        return true;
+    }
+    if (n <= 19) {
+        uint64_t top = 0, middle = 0, low = 0;
+        if (!fewDigits(p, n - 16, top) || !eightDigits(load8(p + n - 16), middle) ||
+            !eightDigits(load8(p + n - 8), low)) {
+            return false;
+        }
+        value = (top * 100000000ull + middle) * 100000000ull + low;
+        return true;
+    }
+    const auto r = std::from_chars(p, p + n, value);
+    return r.ec == std::errc() && r.ptr == p + n;
+}
+
+// std::from_chars over the whole of `text` into an int (a sign allowed, as from_chars does).
+inline bool parseInt(std::string_view text, int& value) {
+    if (!text.empty() && text.size() <= 9) {
+        uint64_t v = 0;
+        if (fewDigits(text.data(), text.size(), v)) {
+            value = static_cast<int>(v);
+            return true;
+        }
+    }
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+    return r.ec == std::errc() && r.ptr == text.data() + text.size();
+}
+
+// ---- API lines -----------------------------------------------------------------------------
+
+// Splits on ';' outside double quotes and brackets (splitParams() of atp_reader.cpp: inside
+// quotes a backslash hides the next byte; an unmatched closing bracket is ignored). `around`:
+// the readable bytes around `text` (the API line it is part of).
+inline void splitParams(std::string_view text, std::vector<std::string_view>& out,
+                        std::string_view around) {
+    out.clear();
+    if (text.empty()) return;
+    const char* p = text.data();
+    const size_t n = text.size();
+    bool inQuotes = false;
+    int depth = 0;
+    size_t begin = 0;
+    size_t hidden = SIZE_MAX;  // the byte after a backslash inside quotes
+    // Parameters are gathered here before they go to `out` in one step (left uninitialized:
+    // zeroing it would cost more than the split of a short list).
+    constexpr size_t kStage = 16;
+    union Stage {
+        Stage() {}
+        std::string_view views[kStage];
+    } staging;
+    std::string_view* const stage = staging.views;
+    size_t staged = 0;
+    const Bounds bounds{around.data(), around.data() + around.size()};
+    forEachBlock(ParamBytes{}, bounds, p, n, [&](size_t base, uint64_t mask, size_t) {
+        for (; mask != 0; mask &= mask - 1) {
+            const size_t i = base + lowestBit(mask);
+            if (i == hidden) continue;
+            const char c = p[i];
+            if (inQuotes) {
+                if (c == '\\') {
+                    hidden = i + 1;
+                } else if (c == '"') {
+                    inQuotes = false;
+                }
+            } else if (c == '"') {
+                inQuotes = true;
+            } else if (c == '[' || c == '{' || c == '(') {
+                ++depth;
+            } else if ((c == ']' || c == '}' || c == ')') && depth > 0) {
+                --depth;
+            } else if (c == ';' && depth == 0) {
+                if (staged == kStage) {
+                    out.insert(out.end(), stage, stage + staged);
+                    staged = 0;
+                }
+                stage[staged++] = std::string_view(p + begin, i - begin);
+                begin = i + 1;
+            }
+        }
+        return true;
+    });
+    if (staged == kStage) {
+        out.insert(out.end(), stage, stage + staged);
+        staged = 0;
+    }
+    stage[staged++] = std::string_view(p + begin, n - begin);
+    out.insert(out.end(), stage, stage + staged);
+}
+
+inline bool isSpaceByte(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// Position of the comment " /*" outside double quotes in a parameter list, or npos
+// (commentStart() of atp_reader.cpp). Most lists have no "/*" at all: that is checked first.
+inline size_t commentStart(std::string_view inner) {
+    if (inner.size() < 2) return std::string_view::npos;
+    if (inner.substr(0, 2) == "/*") return 0;
+    const char* p = inner.data();
+    const char* end = p + inner.size();
+    bool any = false;
+    for (const char* s = findByte(p, end, '/'); end - s > 1; s = findByte(s + 1, end, '/')) {
+        if (s[1] == '*') {
+            any = true;
+            break;
+        }
+    }
+    if (!any) return std::string_view::npos;
+    bool inQuotes = false;
+    for (size_t i = 0; i < inner.size(); ++i) {
+        const char c = inner[i];
+        if (inQuotes && c == '\\') {
+            ++i;
+        } else if (c == '"') {
+            inQuotes = !inQuotes;
+        } else if (!inQuotes && c == ' ' && inner.substr(i + 1, 2) == "/*") {
+            return i;
+        }
+    }
+    return std::string_view::npos;
+}
+
+// The pieces of "Ret = Name ( p1;p2;... /*comment*/ )" (parseApiLine() of atp_reader.h, the
+// parameters left unsplit).
+struct ApiText {
+    std::string_view returnValue;
+    std::string_view name;
+    std::string_view params;  // the list without the comment, for splitParams()
+    std::string_view comment;
+    std::string_view line;  // the whole line (trimmed)
+};
+
+// The first " <c> " in [0, n) of p, or npos.
+inline size_t findSpaced(const char* p, size_t n, char c) {
+    const char* end = p + n;
+    for (const char* s = findByte(p, end, c); s < end; s = findByte(s + 1, end, c)) {
+        if (s > p && s + 1 < end && s[-1] == ' ' && s[1] == ' ') {
+            return static_cast<size_t>(s - 1 - p);
+        }
+    }
+    return std::string_view::npos;
+}
+
+inline bool hasSpace(std::string_view s) {
+    for (const char c : s) {
+        if (isSpaceByte(c)) return true;
+    }
+    return false;
+}
+
+// "Ret = Name" or "Name" (the part before " ( "), as parseApiLine() checks it: the first " = "
+// splits it, and neither side may hold a separator byte or be empty.
+inline bool splitHead(std::string_view head, Bounds bounds, ApiText& out) {
+    if (head.size() <= 64) {
+        // Valid exactly when its separators are none (a void API), or the two spaces of one
+        // " = " with something on both sides.
+        const uint64_t space = maskOfBlock(SpaceBytes{}, bounds, head.data(), head.size());
+        if (space == 0) {
+            out.returnValue = {};
+            out.name = head;
+            return !head.empty();
+        }
+        const unsigned eq = lowestBit(space);
+        if (space != ((uint64_t{5}) << eq) || eq == 0 || eq + 3 >= head.size() || head[eq] != ' ' ||
+            head[eq + 1] != '=' || head[eq + 2] != ' ') {
+            return false;
+        }
+        out.returnValue = head.substr(0, eq);
+        out.name = head.substr(eq + 3);
+        return true;
+    }
+    const size_t eq = findSpaced(head.data(), head.size(), '=');
+    out.returnValue = eq == std::string_view::npos ? std::string_view() : head.substr(0, eq);
+    out.name = eq == std::string_view::npos ? head : head.substr(eq + 3);
+    return !out.name.empty() && (eq == std::string_view::npos || !out.returnValue.empty()) &&
+           !hasSpace(out.name) && !hasSpace(out.returnValue);
+}
+
+// False exactly when parseApiLine() returns false.
+inline bool parseApiText(std::string_view line, ApiText& out) {
+    std::string_view text = line;
+    while (!text.empty() && isSpaceByte(text.front())) text.remove_prefix(1);
+    while (!text.empty() && isSpaceByte(text.back())) text.remove_suffix(1);
+    const size_t size = text.size();
+    if (size < 4 || text[size - 1] != ')' || text[size - 2] != ' ') return false;
+    const size_t open = findSpaced(text.data(), size, '(');
+    if (open == std::string_view::npos || open + 3 > size) return false;
+    const Bounds bounds{text.data(), text.data() + size};
+    if (!splitHead(text.substr(0, open), bounds, out)) return false;
+    out.line = text;
+    std::string_view inner;
+    if (open + 3 <= size - 2) inner = text.substr(open + 3, size - 2 - (open + 3));
+    out.comment = {};
+    const size_t comment = commentStart(inner);
+    if (comment != std::string_view::npos) {
+        const std::string_view tail = inner.substr(comment == 0 ? 0 : comment + 1);
+        if (tail.size() < 4 || tail.substr(tail.size() - 2) != "*/") return false;
+        out.comment = tail.substr(2, tail.size() - 4);
+        inner = inner.substr(0, comment);
+    }
+    out.params = inner;
+    return true;
+}
+
+}  // namespace perfmarker::atp::detail::scan

@@ -1,0 +1,205 @@
+// The byte scanning of the streaming reader (src/atp/trace_part_scan.h) against the plain
+// definitions it replaces: parseApiLine() and splitFields() of the older reader, std::from_chars,
+// memchr. Random lines of many lengths cross the 16- and 64-byte steps at every offset.
+#include <gtest/gtest.h>
+
+#include <charconv>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "atp/atp_reader.h"
+#include "atp/ocl_timestamp.h"
+#include "atp/trace_part_common.h"
+
+namespace perfmarker::atp {
+namespace {
+
+namespace scan = detail::scan;
+
+std::string randomText(std::mt19937& rng, const std::string& alphabet, size_t length) {
+    std::string text;
+    for (size_t i = 0; i < length; ++i) text.push_back(alphabet[rng() % alphabet.size()]);
+    return text;
+}
+
+// parseApiText() and splitParams() give what parseApiLine() gives, on `line` as its own buffer
+// (nothing around it may be read). Returns whether the line is an API line.
+bool expectSameApiLine(const std::string& line) {
+    const std::string own(line);  // exactly the line's bytes, so ASan sees any read beyond
+    ApiLine reference;
+    std::string error;
+    const bool ok = parseApiLine(own, reference, error);
+    scan::ApiText fast;
+    EXPECT_EQ(scan::parseApiText(own, fast), ok) << detail::excerpt(own);
+    if (!ok) return false;
+    EXPECT_EQ(fast.returnValue, reference.returnValue) << detail::excerpt(own);
+    EXPECT_EQ(fast.name, reference.name) << detail::excerpt(own);
+    EXPECT_EQ(fast.comment, reference.comment) << detail::excerpt(own);
+    std::vector<std::string_view> params = {"stale"};
+    scan::splitParams(fast.params, params, fast.line);
+    EXPECT_EQ(params, reference.params) << detail::excerpt(own);
+    return true;
+}
+
+TEST(TraceParserScan, ApiLinesOfTheFixtureShapes) {
+    for (const char* line : {"CL_SUCCESS = clGetPlatformIDs ( 0;NULL;[1] )",
+                             "0x2071c40 = clCreateContext ( "
+                             "[{CL_CONTEXT_PLATFORM,139759432704448,NULL}];1;[0x1f3a6b0];"
+                             "NULL;NULL;[CL_SUCCESS] )",
+                             "CL_SUCCESS = clGetEventInfo ( "
+                             "0x2233aa0;CL_EVENT_COMMAND_EXECUTION_STATUS;4;[CL_COMPLETE];"
+                             "NULL /*37 consecutive calls*/ )",
+                             "CL_SUCCESS = clBuildProgram ( 0x21aa300;1;[0x1f3a6b0];\"-O3 -D "
+                             "A=\\\"x;y\\\"\";NULL;NULL )",
+                             "hsa_init (  )",
+                             "hsa_shut_down ( )",
+                             "a ( )",
+                             "x = y ( /*only*/ )",
+                             "CL_SUCCESS = clFinish ( 0x20f4a30 ) ",
+                             "\tCL_SUCCESS = clFinish ( 0x20f4a30 )\r",
+                             "CL_SUCCESS = clFinish ( 0x20f4a30 /*unterminated )",
+                             " = f ( 1 )",
+                             "r =  f ( 1 )",
+                             "r = f g ( 1 )",
+                             "r = = f ( 1 )",
+                             "r=f ( 1 )",
+                             "f(1)",
+                             "f ( 1)",
+                             "f ( 1 ) x",
+                             "r = f ( a;(b;c);[d;e];{f;g};]h;i )",
+                             "r = f ( \"a\\\";b\";c )",
+                             "r = f ( ;; )",
+                             "r = f ( a /* b */ c */ )",
+                             "r = f ( \"/*\" )",
+                             "r = f ( x /*\"*/ )"}) {
+        expectSameApiLine(line);
+    }
+}
+
+TEST(TraceParserScan, RandomApiLines) {
+    std::mt19937 rng(11);
+    // The bytes that steer the parse, with plain ones between them.
+    const std::string alphabet = "aaaaaaaa  ;;[]{}()\"\\/*=\t\r|x0";
+    int accepted = 0;
+    for (int round = 0; round < 20000; ++round) {
+        std::string line;
+        switch (round % 4) {
+            case 0:  // a well-formed frame around random parameters
+                line = randomText(rng, "abcRET_0x", rng() % 20) + " = " +
+                       randomText(rng, "abcdNAME_", 1 + rng() % 70) + " ( " +
+                       randomText(rng, alphabet, rng() % 200) + " )";
+                break;
+            case 1:  // a void API (HSA)
+                line = randomText(rng, "hsa_init", 1 + rng() % 30) + " ( " +
+                       randomText(rng, alphabet, rng() % 90) + " )";
+                break;
+            case 2:  // a head longer than 64 bytes
+                line = randomText(rng, "RETab= ", 40 + rng() % 60) + " = " +
+                       randomText(rng, "name ", 20 + rng() % 40) + " ( " +
+                       randomText(rng, alphabet, rng() % 30) + " )";
+                break;
+            default:
+                line = randomText(rng, alphabet + " ( ) = ", rng() % 150);
+                break;
+        }
+        accepted += expectSameApiLine(line) ? 1 : 0;
+        if (HasFailure()) return;
+    }
+    // Both outcomes are exercised, and often.
+    EXPECT_GT(accepted, 5000);
+    EXPECT_LT(accepted, 15000);
+}
+
+TEST(TraceParserScan, TokensAcrossBlocks) {
+    std::mt19937 rng(5);
+    const std::vector<std::string> alphabets = {"        \t\r\nab0\x01", "a ", " ", "a"};
+    std::vector<std::string_view> fast, reference;
+    for (int round = 0; round < 20000; ++round) {
+        const std::string& alphabet = alphabets[round % alphabets.size()];
+        const std::string line = randomText(rng, alphabet, rng() % 300);
+        scan::splitTokens(line, fast);
+        splitFields(line, reference);
+        ASSERT_EQ(fast, reference) << detail::excerpt(line);
+    }
+    scan::Fields fields;  // reused, as the parts do, from long lines to short ones
+    for (size_t length : {300u, 64u, 128u, 63u, 65u, 1u, 0u, 17u}) {
+        const std::string line = randomText(rng, "ab  ", length);
+        scan::splitTokens(line, fields);
+        splitFields(line, reference);
+        ASSERT_EQ(std::vector<std::string_view>(fields.begin(), fields.end()), reference);
+    }
+}
+
+TEST(TraceParserScan, NumbersAsFromChars) {
+    std::mt19937 rng(3);
+    std::vector<std::string> cases = {"",
+                                      "0",
+                                      "00000000",
+                                      "0000000000000000001",
+                                      "4035211901000",
+                                      "18446744073709551615",
+                                      "18446744073709551616",
+                                      "99999999999999999999",
+                                      "00000000000000000000018",
+                                      "12345678",
+                                      "123456789",
+                                      "1234567890123456",
+                                      "12345678901234567",
+                                      "-1",
+                                      "+1",
+                                      "1 ",
+                                      " 1",
+                                      "0x10",
+                                      "12345678:",
+                                      "1234567/",
+                                      "9999999999999999999"};
+    for (int round = 0; round < 20000; ++round) {
+        std::string digits = randomText(rng, "0123456789", rng() % 24);
+        if (!digits.empty() && round % 3 == 0) {
+            digits[rng() % digits.size()] = "/:a \x80-"[rng() % 6];
+        }
+        cases.push_back(digits);
+    }
+    for (const std::string& text : cases) {
+        const std::string own(text);
+        uint64_t expected = 0, fast = 0;
+        const auto r = std::from_chars(own.data(), own.data() + own.size(), expected);
+        const bool ok = r.ec == std::errc() && r.ptr == own.data() + own.size();
+        ASSERT_EQ(scan::parseU64(own, fast), ok) << own;
+        if (ok) {
+            ASSERT_EQ(fast, expected) << own;
+        }
+        int expectedInt = 0, fastInt = 0;
+        const auto ri = std::from_chars(own.data(), own.data() + own.size(), expectedInt);
+        const bool okInt = ri.ec == std::errc() && ri.ptr == own.data() + own.size();
+        ASSERT_EQ(scan::parseInt(own, fastInt), okInt) << own;
+        if (okInt) {
+            ASSERT_EQ(fastInt, expectedInt) << own;
+        }
+    }
+}
+
+TEST(TraceParserScan, ByteSearchAndTrimming) {
+    std::mt19937 rng(9);
+    for (int round = 0; round < 5000; ++round) {
+        const std::string text =
+            randomText(rng, "aaaaaaaaaaaaaaaaaaaaaaaaaaaa\n \t\r", rng() % 200);
+        const char* end = text.data() + text.size();
+        const void* expected = std::memchr(text.data(), '\n', text.size());
+        EXPECT_EQ(scan::findByte(text.data(), end, '\n'),
+                  expected != nullptr ? static_cast<const char*>(expected) : end);
+        std::string_view trimmed = text;
+        while (!trimmed.empty() && std::strchr(" \t\r", trimmed.front()) != nullptr) {
+            trimmed.remove_prefix(1);
+        }
+        while (!trimmed.empty() && std::strchr(" \t\r", trimmed.back()) != nullptr) {
+            trimmed.remove_suffix(1);
+        }
+        EXPECT_EQ(detail::trimText(text), trimmed);
+    }
+}
+
+}  // namespace
+}  // namespace perfmarker::atp
