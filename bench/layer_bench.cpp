@@ -14,6 +14,9 @@
 // clGetPlatformInfo (NoLayer), or the layer's wrapper from the table clInitLayer returned (the
 // loader's own hop in front of the layer, a few cycles, is not included in the layer rows).
 //
+// PERFMARKER_LAYER_BENCH_AGENT=/path/to/libCLTraceAgent.so loads that build instead of the one
+// of this tree (to compare two builds of the layer, run the benchmark once with each, in turn).
+//
 // The runtime is the first platform the loader offers (PoCL in the project's setup); without
 // one every benchmark reports an error. The session writes fragments into a fresh directory on
 // /dev/shm (or /tmp), removed at exit. The query is CL_PLATFORM_NAME into a 64-byte buffer: a
@@ -62,7 +65,10 @@ Setup makeSetup() {
         return s;
     }
     const auto* runtime = *reinterpret_cast<const cl_icd_dispatch* const*>(s.platform);
-    void* agent = dlopen(PERFMARKER_CLTRACEAGENT_PATH, RTLD_NOW | RTLD_LOCAL);
+    // PERFMARKER_LAYER_BENCH_AGENT: another build of the agent, to compare two in turn.
+    const char* path = std::getenv("PERFMARKER_LAYER_BENCH_AGENT");
+    void* agent = dlopen(path != nullptr && *path != '\0' ? path : PERFMARKER_CLTRACEAGENT_PATH,
+                         RTLD_NOW | RTLD_LOCAL);
     using InitLayer =
         cl_int (*)(cl_uint, const cl_icd_dispatch*, cl_uint*, const cl_icd_dispatch**);
     auto init = agent ? reinterpret_cast<InitLayer>(dlsym(agent, "clInitLayer")) : nullptr;

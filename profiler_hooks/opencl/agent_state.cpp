@@ -12,7 +12,6 @@
 #include <string>
 #include <thread>
 
-#include "api_capture.h"
 #include "atp/ocl_api.h"
 #include "control.h"
 #include "object_tracker.h"
@@ -24,11 +23,11 @@
 namespace perfmarker::cltrace {
 
 record::Recorder* g_recorder = nullptr;
+bool g_slotUnrecorded[kDispatchSlotCount] = {};  // intercepted, not recorded
 
 namespace {
 
-std::array<bool, kDispatchSlotCount> g_filtered{};    // not intercepted at all
-std::array<bool, kDispatchSlotCount> g_unrecorded{};  // intercepted, not recorded
+std::array<bool, kDispatchSlotCount> g_filtered{};  // not intercepted at all
 // Never destroyed: the merge runs from an ELF destructor, after the library's own C++
 // destructors have run.
 record::SessionConfig& g_config = *new record::SessionConfig();
@@ -76,7 +75,11 @@ void applyApiFilter(const std::string& path) {
         const std::string name = trimmed(line);
         const atp::ocl::ApiSpec* api = name.empty() ? nullptr : atp::ocl::apiByName(name);
         if (api == nullptr) continue;
-        (mustIntercept(name) ? g_unrecorded : g_filtered)[api->slot] = true;
+        if (mustIntercept(name)) {
+            g_slotUnrecorded[api->slot] = true;
+        } else {
+            g_filtered[api->slot] = true;
+        }
     }
 }
 
@@ -126,7 +129,6 @@ void initOnce() {
     g_initPid = static_cast<long>(getpid());
     if (!g_config.apiFilterFile.empty()) applyApiFilter(g_config.apiFilterFile);
     startControls(g_config);
-    buildCapturePlans();
     g_recorder = new record::Recorder(recorderOptions(g_config, g_initPid));  // lives until exit
     std::string liveError;
     const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
@@ -139,8 +141,6 @@ void initOnce() {
 }  // namespace
 
 bool isSlotIntercepted(unsigned slot) { return slot < kDispatchSlotCount && !g_filtered[slot]; }
-
-bool isSlotRecorded(unsigned slot) { return slot < kDispatchSlotCount && !g_unrecorded[slot]; }
 
 void initAgent() { std::call_once(g_initOnce, &initOnce); }
 

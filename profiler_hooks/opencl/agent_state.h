@@ -18,7 +18,13 @@ extern record::Recorder* g_recorder;
 // Per dispatch slot: intercepted at all (an API filter can leave a slot pointing at the next
 // layer), and recorded (the must-intercept APIs a filter names are intercepted, not recorded).
 bool isSlotIntercepted(unsigned slot);
-bool isSlotRecorded(unsigned slot);
+
+// The must-intercept slots an API filter names. Written by initAgent before the loader routes
+// any call to the layer, then only read (inline, by every wrapper while a session is on).
+extern bool g_slotUnrecorded[kDispatchSlotCount];
+inline bool isSlotRecorded(unsigned slot) {
+    return slot < kDispatchSlotCount && !g_slotUnrecorded[slot];
+}
 
 // Reads the session and, when there is one, creates the recorder, applies the API filter and
 // the start-disabled / delay / duration controls and registers the exit flush. Idempotent.

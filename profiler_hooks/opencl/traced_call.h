@@ -1,6 +1,8 @@
 // What every generated wrapper does: with no session, call the next layer (one load, one
-// branch); with one, take the start and end ticks, run the API's special case if it has one
-// (forced profiling, object bookkeeping, enqueue events) and write the ApiCall record.
+// branch); paused or filtered, call it too (two more loads and branches), through the API's
+// special case if it has one; recording, take the start and end ticks around the special case
+// or the call (forced profiling, object bookkeeping, enqueue events) and write the ApiCall
+// record with the capture compiled for this entry point (api_capture.h).
 #pragma once
 
 #include <tuple>
@@ -53,6 +55,18 @@ Ret tracedEnqueue(CallInfo& info, Ret (*next)(A...), A... a) {
     return r;
 }
 
+// The APIs with a special case (special_calls.h): they run it even when not recording.
+template <unsigned Slot>
+constexpr bool hasSpecialCase() {
+    return Slot == kSlot_clCreateCommandQueue || Slot == kSlot_clCreateCommandQueueWithProperties ||
+           Slot == kSlot_clSetCommandQueueProperty || Slot == kSlot_clGetCommandQueueInfo ||
+           Slot == kSlot_clGetEventProfilingInfo || Slot == kSlot_clRetainCommandQueue ||
+           Slot == kSlot_clReleaseCommandQueue || Slot == kSlot_clCreateContext ||
+           Slot == kSlot_clCreateContextFromType || Slot == kSlot_clCreateKernel ||
+           Slot == kSlot_clCreateKernelsInProgram || Slot == kSlot_clCloneKernel ||
+           Slot == kSlot_clReleaseContext;
+}
+
 // The API's own behaviour around the call into the next layer.
 template <unsigned Slot, bool IsEnqueue, typename Ret, typename... A>
 Ret invokeApi(CallInfo& info, Ret (*next)(A...), A... a) {
@@ -85,29 +99,56 @@ Ret invokeApi(CallInfo& info, Ret (*next)(A...), A... a) {
     }
 }
 
-template <unsigned Slot, int FuncTypeId, bool IsEnqueue, typename Ret, typename... A>
-Ret tracedCall(Ret (*next)(A...), A... a) {
+// Every parameter the plan captures is a pointer of the prototype.
+template <unsigned Slot, typename... A>
+constexpr bool capturesOnlyPointers() {
+    constexpr bool isPointer[] = {std::is_pointer_v<A>..., false};
+    constexpr unsigned first = capture::firstRule(Slot);
+    for (unsigned i = first; i < first + capture::ruleCount(Slot); ++i) {
+        if (capture::kRules[i].arg >= sizeof...(A) || !isPointer[capture::kRules[i].arg]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// A call that is not recorded (paused, or a must-intercept API the filter names) but has a
+// special case to run.
+template <unsigned Slot, bool IsEnqueue, typename Ret, typename... A>
+__attribute__((noinline)) Ret untracedCall(Ret (*next)(A...), A... a) {
     CallInfo info;
-    info.slot = Slot;
-    info.funcTypeId = FuncTypeId;
-    info.recording = isSlotRecorded(Slot) && !isPaused();
-    // The application's arguments, before a special case rewrites any of them.
-    const uint64_t raw[sizeof...(A) + 1] = {toRaw(a)...};
-    if (info.recording) info.startTicks = g_recorder->now();
-    uint64_t result = 0;
     if constexpr (std::is_void_v<Ret>) {
-        callNext(info, next, a...);
-        info.succeeded = true;
+        invokeApi<Slot, IsEnqueue>(info, next, a...);
     } else {
         const Ret r = invokeApi<Slot, IsEnqueue>(info, next, a...);
-        info.succeeded = isSuccess(r);
-        result = resultToRaw(r);
-        if (info.recording) recordApiCall(info, result, raw, sizeof...(A));
         // Each clReleaseContext makes the data so far reach the fragments (spec §3.6).
         if constexpr (Slot == kSlot_clReleaseContext) g_recorder->flushNow();
         return r;
     }
-    if (info.recording) recordApiCall(info, result, raw, sizeof...(A));
+}
+
+// A recorded call. The start ticks are read after the arguments are saved and the end ticks
+// right after the next layer returns (callNext); the record is written after both.
+template <unsigned Slot, int FuncTypeId, bool IsEnqueue, typename Ret, typename... A>
+__attribute__((noinline)) Ret tracedCall(Ret (*next)(A...), A... a) {
+    static_assert(capturesOnlyPointers<Slot, A...>(),
+                  "the capture plan does not match the prototype");
+    CallInfo info;
+    info.recording = true;
+    // The application's arguments, before a special case rewrites any of them.
+    const uint64_t raw[sizeof...(A) + 1] = {toRaw(a)...};
+    info.startTicks = g_recorder->now();
+    if constexpr (std::is_void_v<Ret>) {
+        invokeApi<Slot, IsEnqueue>(info, next, a...);
+        info.succeeded = true;
+        recordApiCall<Slot, FuncTypeId, sizeof...(A)>(info, 0, raw);
+    } else {
+        const Ret r = invokeApi<Slot, IsEnqueue>(info, next, a...);
+        info.succeeded = isSuccess(r);
+        recordApiCall<Slot, FuncTypeId, sizeof...(A)>(info, resultToRaw(r), raw);
+        if constexpr (Slot == kSlot_clReleaseContext) g_recorder->flushNow();
+        return r;
+    }
 }
 
 // The generated wrappers' entry: Api<slot, id, isEnqueue>::with(next)(args...).
@@ -118,6 +159,13 @@ struct Api {
         Ret (*next)(A...);
         Ret operator()(A... a) const {
             if (PERFMARKER_LIKELY(g_recorder == nullptr)) return next(a...);
+            if (PERFMARKER_UNLIKELY(isPaused() || !isSlotRecorded(Slot))) {
+                if constexpr (hasSpecialCase<Slot>()) {
+                    return untracedCall<Slot, IsEnqueue != 0>(next, a...);
+                } else {
+                    return next(a...);
+                }
+            }
             return tracedCall<Slot, FuncTypeId, IsEnqueue != 0>(next, a...);
         }
     };

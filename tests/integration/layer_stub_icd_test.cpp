@@ -193,7 +193,9 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 }
 
 // Checked on the recording run: without a session a wrapper tail-calls the next layer and
-// leaves no frame on the stack for the stub to see.
+// leaves no frame on the stack for the stub to see. A paused wrapper of an API with no special
+// case tail-calls it too where the compiler makes the call a jump (not under the sanitizers),
+// so the program's second clFinish, made while it pauses the agent, may show either way.
 TEST_F(LayerStubIcd, ProgramCallsReachTheStubThroughTheLayer) {
     for (const AppRun* r : {s_direct, s_recorded}) {
         const bool layered = r == s_recorded;
@@ -202,7 +204,11 @@ TEST_F(LayerStubIcd, ProgramCallsReachTheStubThroughTheLayer) {
         });
         ASSERT_EQ(r->callers.size(), r->log.size() - anchors) << "one caller line per call";
         const size_t loaderCalls = firstAnchor(r->log);
+        int finishes = 0;
         for (size_t i = 0; i < r->callers.size(); ++i) {
+            const bool paused =
+                r->callers[i].rfind("clFinish ", 0) == 0 && ++finishes == 2;
+            if (layered && paused) continue;
             // The loader's own calls at initialization happen before it loads any layer.
             const bool expected = layered && i >= loaderCalls;
             EXPECT_EQ(endsWith(r->callers[i], " layer"), expected)
