@@ -153,20 +153,7 @@ void finishProcessTrace() {
     if (g_recorder == nullptr || static_cast<long>(getpid()) != g_initPid) return;
     flushRecords();
     // With both agents in the process, only the last to finish merges (atp/agent_registry.h).
-    const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
-    if (!atp::finishLiveAgent(tempDir, g_initPid, atp::kHsaFragmentTag)) return;
-    atp::AtpHeader header;
-    atp::MergeOptions options;
-    std::string error;
-    atp::describeThisProcess(header);
-    atp::applySessionToMerge(g_config, header, options, error);
-    if (!error.empty()) std::fprintf(stderr, "perfmarker: HSA trace agent: %s\n", error.c_str());
-    atp::MergeResult result;
-    error.clear();
-    if (!atp::mergeProcess(tempDir, static_cast<uint64_t>(g_initPid), g_config.outputBase, header,
-                           options, result, error)) {
-        std::fprintf(stderr, "perfmarker: HSA trace agent: merge failed: %s\n", error.c_str());
-    }
+    atp::mergeAtAgentExit(g_config, g_initPid, atp::kHsaFragmentTag, "HSA trace agent");
 }
 
 }  // namespace perfmarker::hsatrace

@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
+
+#include "atp/agent_registry.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -61,6 +64,26 @@ void describeThisProcess(AtpHeader& header) {
 std::string sessionTempDir(const record::SessionConfig& session, long pid) {
     return session.tempDir.empty() ? record::directoryOf(record::expandPid(session.outputBase, pid))
                                    : session.tempDir;
+}
+
+bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::string_view tag,
+                      const char* who) {
+    const std::string tempDir = sessionTempDir(session, pid);
+    if (!finishLiveAgent(tempDir, pid, tag)) return false;  // another agent merges later
+    AtpHeader header;
+    MergeOptions options;
+    std::string error;
+    describeThisProcess(header);
+    applySessionToMerge(session, header, options, error);
+    if (!error.empty()) std::fprintf(stderr, "perfmarker: %s: %s\n", who, error.c_str());
+    MergeResult result;
+    error.clear();
+    if (!mergeProcess(tempDir, static_cast<uint64_t>(pid), session.outputBase, header, options,
+                      result, error)) {
+        std::fprintf(stderr, "perfmarker: %s: merge failed: %s\n", who, error.c_str());
+        return false;
+    }
+    return true;
 }
 
 }  // namespace perfmarker::atp

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "atp/merge.h"
 #include "record/session.h"
@@ -29,5 +30,13 @@ void describeThisProcess(AtpHeader& header);
 // The directory that holds the session's fragments: PERFMARKER_TMPDIR, or the directory of the
 // output base of process `pid`.
 std::string sessionTempDir(const record::SessionConfig& session, long pid);
+
+// A tracing agent's merge at the end of process `pid`, after it flushed its fragments: it leaves
+// the live-agent registry (atp/agent_registry.h) under `tag` and, when it was the process's last
+// live agent, merges the process's fragments and marker files into <base>.atp the way the
+// launcher would. Problems go to stderr, prefixed with `who` ("OpenCL trace layer"); returns
+// whether this agent merged and the merge succeeded.
+bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::string_view tag,
+                      const char* who);
 
 }  // namespace perfmarker::atp
