@@ -1,5 +1,6 @@
 #include "record/clock.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -63,12 +64,23 @@ TickConverter::Point TickConverter::samplePoint() const {
 
 void TickConverter::calibrate() {
     Point p = samplePoint();
+    m_seen = std::max(m_seen, p.ticks);
     if (!m_points.empty()) {
         const Point& last = m_points.back();
-        if (p.ticks <= last.ticks || p.ns < last.ns + m_minSpacingNs) return;
+        if (p.ticks <= last.ticks || p.ns < last.ns + m_minSpacingNs) {
+            // Not kept. With a single point the line runs through the newest sample, which
+            // moves: drop the fast segment. With more, the last segment's line is extended
+            // as far as this sample when next asked for.
+            if (m_points.size() == 1 && p.ticks > last.ticks && p.ns > last.ns) {
+                m_probe = p;
+                m_fast = Segment{};
+            }
+            return;
+        }
     }
     m_points.push_back(p);
     if (m_points.size() > kMaxPoints) m_points.pop_front();
+    m_fast = Segment{};
 }
 
 uint64_t TickConverter::interpolate(const Point& a, const Point& b, uint64_t ticks) {
@@ -80,22 +92,43 @@ uint64_t TickConverter::interpolate(const Point& a, const Point& b, uint64_t tic
     return ns < 0 ? 0 : static_cast<uint64_t>(ns);
 }
 
-uint64_t TickConverter::toNs(uint64_t ticks) {
-    if (!m_useTsc) return ticks;
-    // Never extrapolate past the newest point: take a fresh one instead.
-    if (m_points.size() < 2 || ticks >= m_points.back().ticks) calibrate();
+uint64_t TickConverter::along(const Point& a, const Point& b, uint64_t ticks, uint64_t until) {
+    // rate = (b.ns - a.ns) / (b.ticks - a.ticks) in fixed point; it fits 64 bits for any
+    // counter faster than 250 MHz. dt * rate / 2^62 is the exact quotient rounded down or one
+    // below it, and is the same for the same ticks as long as the segment is.
+    const unsigned __int128 rate =
+        (static_cast<unsigned __int128>(b.ns - a.ns) << kRateShift) / (b.ticks - a.ticks);
+    if ((rate >> 64) != 0) return interpolate(a, b, ticks);
+    m_fast.ticks = a.ticks;
+    m_fast.span = until - a.ticks;
+    m_fast.ns = a.ns;
+    m_fast.rate = static_cast<uint64_t>(rate);
+    return a.ns + scale(ticks - a.ticks, m_fast.rate);
+}
+
+uint64_t TickConverter::toNsSlow(uint64_t ticks) {
+    // Never extrapolate past the newest sample: take a fresh one instead.
+    if (m_points.size() < 2 || ticks >= m_seen) calibrate();
     if (m_points.size() < 2) {
-        // Within the first spacing: only one point, so no rate yet. Measure one against a
-        // fresh sample without keeping it.
-        Point a = m_points.back();
-        Point b = samplePoint();
-        if (b.ticks <= a.ticks || b.ns <= a.ns) return a.ns;
-        return interpolate(a, b, ticks);
+        // Within the first spacing: one point, no rate yet. Take the rate against the newest
+        // sample, which is not kept.
+        const Point a = m_points.back();
+        if (m_probe.ticks <= a.ticks || m_probe.ns <= a.ns) {
+            m_probe = samplePoint();
+            m_seen = std::max(m_seen, m_probe.ticks);
+            if (m_probe.ticks <= a.ticks || m_probe.ns <= a.ns) return a.ns;
+        }
+        if (ticks < a.ticks) return interpolate(a, m_probe, ticks);
+        return along(a, m_probe, ticks, std::max(m_seen, m_probe.ticks));
     }
     // Points are few and conversion runs shortly after recording: search from the newest end.
     size_t i = m_points.size() - 1;
     while (i > 1 && ticks < m_points[i - 1].ticks) --i;
-    return interpolate(m_points[i - 1], m_points[i], ticks);
+    const Point& a = m_points[i - 1];
+    const Point& b = m_points[i];
+    if (ticks < a.ticks) return interpolate(a, b, ticks);  // before the first point
+    const bool newest = i == m_points.size() - 1;
+    return along(a, b, ticks, newest ? std::max(m_seen, b.ticks) : b.ticks);
 }
 
 }  // namespace perfmarker::record

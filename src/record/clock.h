@@ -39,6 +39,10 @@ inline uint64_t readTicks(bool useTsc) {
 // Converts ticks into trace-clock nanoseconds by piecewise-linear interpolation between
 // calibration points (tick, ns) taken by the writer thread. The mapping is continuous and
 // monotonic, so per-thread order survives conversion. Owned by one thread (the writer).
+//
+// The writer converts every record it flushes, so a conversion is a range check and one
+// 64x64-bit multiply on the segment used last (its rate kept in fixed point); choosing a segment,
+// and the rare case that needs a division, happen only when the ticks leave that segment.
 class TickConverter {
 public:
     // Points closer than `minSpacingNs` are not kept, so segments stay long enough for an
@@ -46,7 +50,12 @@ public:
     explicit TickConverter(bool useTsc, uint64_t minSpacingNs = 1000000);
     // Takes a calibration point now; call before converting ticks read up to now.
     void calibrate();
-    uint64_t toNs(uint64_t ticks);
+    uint64_t toNs(uint64_t ticks) {
+        if (!m_useTsc) return ticks;
+        const uint64_t dt = ticks - m_fast.ticks;
+        if (dt < m_fast.span) return m_fast.ns + scale(dt, m_fast.rate);
+        return toNsSlow(ticks);
+    }
     bool useTsc() const { return m_useTsc; }
 
 private:
@@ -54,13 +63,32 @@ private:
         uint64_t ticks;
         uint64_t ns;
     };
+    // The segment of the last conversion: ticks in [ticks, ticks + span) map to
+    // ns + dt * rate / 2^kRateShift. span 0 means none.
+    struct Segment {
+        uint64_t ticks = 0;
+        uint64_t span = 0;
+        uint64_t ns = 0;
+        uint64_t rate = 0;
+    };
+    static constexpr unsigned kRateShift = 62;
+    static uint64_t scale(uint64_t dt, uint64_t rate) {
+        return static_cast<uint64_t>((static_cast<unsigned __int128>(dt) * rate) >> kRateShift);
+    }
     Point samplePoint() const;
+    uint64_t toNsSlow(uint64_t ticks);
+    // Converts ticks >= a.ticks on the line through a and b, and keeps that line as the fast
+    // segment for ticks below `until`.
+    uint64_t along(const Point& a, const Point& b, uint64_t ticks, uint64_t until);
     static uint64_t interpolate(const Point& a, const Point& b, uint64_t ticks);
 
     static constexpr size_t kMaxPoints = 4096;
     bool m_useTsc;
     uint64_t m_minSpacingNs;
     std::deque<Point> m_points;  // increasing in both fields; bounded
+    uint64_t m_seen = 0;         // ticks of the newest sample taken, kept or not
+    Point m_probe{0, 0};         // newest sample while only one point is kept
+    Segment m_fast;
 };
 
 }  // namespace perfmarker::record

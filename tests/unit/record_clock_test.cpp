@@ -159,6 +159,29 @@ TEST(record_TickConverter, MonotoneAcrossCalibrations) {
     }
 }
 
+TEST(record_TickConverter, SameTicksSameValueWhateverWasConvertedBefore) {
+    // The converter keeps the segment it used last; converting ticks of other segments in
+    // between (newest, oldest, alternating) must not change any value.
+    if (!haveTsc()) GTEST_SKIP() << "no TSC on this architecture";
+    TickConverter conv(true);
+    std::vector<uint64_t> ticks;
+    for (int round = 0; round < 4; ++round) {
+        const uint64_t until = monotonicNs() + 1300000;
+        while (monotonicNs() < until) ticks.push_back(readTicks(true));
+        conv.calibrate();
+    }
+    sleepMs(2);
+    conv.calibrate();
+    std::vector<uint64_t> forward;
+    for (uint64_t t : ticks) forward.push_back(conv.toNs(t));
+    for (size_t k = 0; k < ticks.size(); ++k) {
+        // Jump between both ends: every conversion lands on another segment than the last.
+        const size_t i = (k % 2 == 0) ? k / 2 : ticks.size() - 1 - k / 2;
+        ASSERT_EQ(conv.toNs(ticks[i]), forward[i]) << "tick " << i << " of " << ticks.size();
+    }
+    for (size_t i = ticks.size(); i-- > 0;) ASSERT_EQ(conv.toNs(ticks[i]), forward[i]) << i;
+}
+
 TEST(record_TickConverter, RateMatchesMonotonic) {
     // Over a longer interval, converted tick differences match CLOCK_MONOTONIC differences.
     if (!haveTsc()) GTEST_SKIP() << "no TSC on this architecture";
