@@ -1,14 +1,17 @@
 // Reading speed of the streaming .atp reader (src/atp/trace_parser.h).
 //
-//   read_bench <trace.atp>   parses the file once with a counting listener and prints its size,
+//   read_bench <trace.atp> [--one-thread]
+//                            parses the file once with a counting listener and prints its size,
 //                            the time, MB/s, the records and the peak memory (bench/read_rate.sh
-//                            runs it on a large synthetic trace next to `wc -l`);
+//                            runs it on a large synthetic trace next to `wc -l`); --one-thread:
+//                            without the second thread that reads API sections ahead;
 //   read_bench [gbench flags] Google Benchmark cases on an in-memory trace built from the
 //                            fixture tests/fixtures/atp/ocl_vecadd.atp.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -86,9 +89,10 @@ void BM_ParseStream(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseStream)->Arg(1000);
 
-int timeFile(const char* path) {
+int timeFile(const char* path, bool oneThread) {
     Counter counter;
     TraceParser parser;
+    if (oneThread) parser.setReadAhead(UINT64_MAX);
     parser.addListener(counter);
     std::string error;
     const auto begin = std::chrono::steady_clock::now();
@@ -116,7 +120,14 @@ int timeFile(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && argv[1][0] != '-') return timeFile(argv[1]);
+    if (argc >= 2 && argv[1][0] != '-') {
+        const bool oneThread = argc == 3 && std::string(argv[2]) == "--one-thread";
+        if (argc > 3 || (argc == 3 && !oneThread)) {
+            std::fprintf(stderr, "usage: read_bench <trace.atp> [--one-thread]\n");
+            return 2;
+        }
+        return timeFile(argv[1], oneThread);
+    }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

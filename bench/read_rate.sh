@@ -5,14 +5,23 @@
 # collapsed calls, a failed enqueue) until it has the requested size, in a temporary directory
 # that is deleted afterwards.
 #
-# Usage: bash bench/read_rate.sh <build dir> [size in MB]   (default 1024)
+# Each reader is timed for its wall time and its CPU time (user + system, all threads: the
+# reader reads API sections ahead on a second thread; it is also run with --one-thread, without
+# it). A second build directory (e.g. one of the previous commit) is run on the same file in the
+# same run, for a side-by-side comparison.
+#
+# Usage: bash bench/read_rate.sh <build dir> [size in MB (default 1024)] [second build dir]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:?usage: read_rate.sh <build dir> [size MB]}
+build=${1:?usage: read_rate.sh <build dir> [size MB] [second build dir]}
 size_mb=${2:-1024}
-bench="$build/bench/read_bench"
-[[ -x "$bench" ]] || { echo "read_rate.sh: $bench not built (target read_bench)" >&2; exit 1; }
+benches=("$build/bench/read_bench")
+[[ -n "${3:-}" ]] && benches+=("$3/bench/read_bench")
+for bench in "${benches[@]}"; do
+    [[ -x "$bench" ]] || { echo "read_rate.sh: $bench not built (target read_bench)" >&2; exit 1; }
+done
+runs=("${benches[0]}" "${benches[0]} --one-thread" "${benches[@]:1}")
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -44,17 +53,22 @@ bytes=$(stat -c %s "$trace")
 echo "read_rate.sh: synthetic trace of $((bytes / 1000000)) MB"
 cat "$trace" >/dev/null  # same page-cache state for both readers
 
-start=$(date +%s.%N)
-wc -l "$trace" >/dev/null
-end=$(date +%s.%N)
-wc_s=$(echo "$end - $start" | bc -l)
+# Runs a command, its output kept in $dir/out; prints "<wall s> <user s> <system s>".
+timed() {
+    local TIMEFORMAT='%3R %3U %3S'
+    { time "$@" >"$dir/out"; } 2>"$dir/time"
+    tail -n 1 "$dir/time"
+}
 
-start=$(date +%s.%N)
-"$bench" "$trace"
-end=$(date +%s.%N)
-reader_s=$(echo "$end - $start" | bc -l)
-
-printf 'read_rate.sh: wc -l %.3f s (%.0f MB/s), reader %.3f s (%.0f MB/s), ratio %.2f\n' \
+read -r wc_s wc_user wc_sys < <(timed wc -l "$trace")
+printf 'read_rate.sh: wc -l %.3f s (%.0f MB/s), cpu %.2f s (user %.2f, sys %.2f)\n' \
     "$wc_s" "$(echo "$bytes / 1000000 / $wc_s" | bc -l)" \
-    "$reader_s" "$(echo "$bytes / 1000000 / $reader_s" | bc -l)" \
-    "$(echo "$reader_s / $wc_s" | bc -l)"
+    "$(echo "$wc_user + $wc_sys" | bc -l)" "$wc_user" "$wc_sys"
+for run in "${runs[@]}"; do
+    read -r bench option <<<"$run"
+    read -r reader_s user sys < <(timed "$bench" "$trace" ${option:+"$option"})
+    cat "$dir/out"
+    printf 'read_rate.sh: %s %.3f s (%.0f MB/s), cpu %.2f s (user %.2f, sys %.2f), ratio %.2f\n' \
+        "$run" "$reader_s" "$(echo "$bytes / 1000000 / $reader_s" | bc -l)" \
+        "$(echo "$user + $sys" | bc -l)" "$user" "$sys" "$(echo "$reader_s / $wc_s" | bc -l)"
+done

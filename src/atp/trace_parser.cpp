@@ -35,6 +35,9 @@ std::string tooLong(std::string_view name, uint64_t line) {
 class LineSource : public LineCursor {
 public:
     virtual int64_t offset() const = 0;
+    // Passes over up to `max` lines that are neither blank nor section lines (AtpPart::
+    // skippable()) among those already in memory; returns how many.
+    virtual uint64_t skipLines(uint64_t max) = 0;
 };
 
 // Lines of a byte stream read in chunks: one buffer, reused; a line is a view into it.
@@ -68,6 +71,19 @@ public:
 
     std::string error() const override { return m_error; }
     int64_t offset() const override { return m_offset; }
+
+    uint64_t skipLines(uint64_t max) override {
+        // (A buffer grown beyond the longest line could hold a line too long to accept.)
+        if (m_buffer.size() > kMaxTraceLineBytes || !m_error.empty()) return 0;
+        const char* base = m_buffer.data();
+        const char* p = base + m_begin;
+        const uint64_t skipped = scan::skipPlainLines(p, base + m_end, max);
+        const auto next = static_cast<size_t>(p - base);
+        m_offset += static_cast<int64_t>(next - m_begin);
+        m_begin = m_scan = next;
+        m_line += skipped;
+        return skipped;
+    }
 
 private:
     bool take(size_t stop, size_t next, std::string_view& line, uint64_t& lineNumber) {
@@ -146,6 +162,20 @@ public:
 
     std::string error() const override { return m_error; }
     int64_t offset() const override { return static_cast<int64_t>(m_pos); }
+    bool linesStay() const override { return true; }
+
+    uint64_t skipLines(uint64_t max) override {
+        if (m_pos >= m_data.size() || !m_error.empty()) return 0;
+        // A chunk at a time: a line that does not end in it is left to next(), which checks
+        // its length.
+        const char* base = m_data.data();
+        const char* p = base + m_pos;
+        const char* end = base + std::min(m_data.size(), m_pos + kChunkBytes);
+        const uint64_t skipped = scan::skipPlainLines(p, end, max);
+        m_pos = static_cast<size_t>(p - base);
+        m_line += skipped;
+        return skipped;
+    }
 
 private:
     std::string_view m_data;
@@ -195,8 +225,10 @@ using Reopen = std::function<std::unique_ptr<LineSource>(int64_t offset, uint64_
 
 class Context final : public SectionContext {
 public:
-    Context(std::string_view name, const std::vector<TraceListener*>& listeners, Reopen reopen)
-        : m_name(name), m_listeners(listeners), m_reopen(std::move(reopen)) {
+    Context(std::string_view name, const std::vector<TraceListener*>& listeners, Reopen reopen,
+            uint64_t readAheadBytes)
+        : m_name(name), m_listeners(listeners), m_reopen(std::move(reopen)),
+          m_readAheadBytes(readAheadBytes) {
         m_offsets.fill({-1, 0});
         m_previous.fill({-1, 0});
     }
@@ -234,6 +266,7 @@ public:
         return out;
     }
     bool canReopen() const override { return static_cast<bool>(m_reopen); }
+    uint64_t readAheadBytes() const override { return m_readAheadBytes; }
 
     void sectionStarts(SectionKind kind, int64_t offset, uint64_t firstLine) {
         m_previous[static_cast<size_t>(kind)] = m_offsets[static_cast<size_t>(kind)];
@@ -244,6 +277,7 @@ private:
     std::string_view m_name;
     const std::vector<TraceListener*>& m_listeners;
     Reopen m_reopen;
+    uint64_t m_readAheadBytes;
     // Where the latest and the one before of each kind start (offset, first line): a part may
     // read a section again after the next one of its kind has begun.
     std::array<std::pair<int64_t, uint64_t>, kSectionKinds> m_offsets;
@@ -265,6 +299,7 @@ struct TraceParser::Impl {
     std::vector<std::unique_ptr<AtpPart>> parts;
     std::array<AtpPart*, kSectionKinds> bySection{};
     std::vector<TraceListener*> listeners;
+    uint64_t readAheadBytes = kReadAheadBytes;
 
     bool run(LineSource& source, Context& context, std::string& error);
 };
@@ -288,6 +323,10 @@ public:
         for (TraceListener* l : m_context.listeners()) l->onUnknownLine(m_name, text, where);
         return true;
     }
+
+    // Lines the current section's part would take unseen (AtpPart::skippable()).
+    uint64_t skippable() const { return m_part != nullptr ? m_part->skippable() : 0; }
+    void skipped(uint64_t lines) { m_part->skipped(lines); }
 
     bool endSection(uint64_t number, std::string& error) {
         AtpPart* part = m_part;
@@ -343,8 +382,28 @@ private:
 
 }  // namespace
 
+namespace {
+
+// Tells every part that the input is done with, however the parse ends (an exception from a
+// listener included): a part may hold a thread that reads the input.
+class EndInput {
+public:
+    explicit EndInput(std::vector<std::unique_ptr<AtpPart>>& parts) : m_parts(parts) {}
+    ~EndInput() {
+        for (auto& part : m_parts) part->endInput();
+    }
+    EndInput(const EndInput&) = delete;
+    EndInput& operator=(const EndInput&) = delete;
+
+private:
+    std::vector<std::unique_ptr<AtpPart>>& m_parts;
+};
+
+}  // namespace
+
 bool TraceParser::Impl::run(LineSource& source, Context& context, std::string& error) {
     error.clear();
+    const EndInput endInput(parts);
     for (auto& part : parts) part->beginFile(context);
     for (TraceListener* l : listeners) l->onFileBegin(context.fileName());
     Pass pass(bySection, context);
@@ -352,6 +411,13 @@ bool TraceParser::Impl::run(LineSource& source, Context& context, std::string& e
     uint64_t number = 0;
     while (source.next(line, number)) {
         if (!pass.line(line, number, source, error)) return false;
+        if (const uint64_t most = pass.skippable(); most > 0) {
+            const uint64_t skipped = source.skipLines(most);
+            if (skipped > 0) {
+                number += skipped;
+                pass.skipped(skipped);
+            }
+        }
     }
     error = source.error();
     if (!error.empty()) return false;
@@ -378,13 +444,15 @@ void TraceParser::addPart(std::unique_ptr<AtpPart> part) {
 
 void TraceParser::addListener(TraceListener& listener) { m_impl->listeners.push_back(&listener); }
 
+void TraceParser::setReadAhead(uint64_t minBytes) { m_impl->readAheadBytes = minBytes; }
+
 bool TraceParser::parseFile(const std::string& path, std::string& error) {
     std::unique_ptr<LineSource> source = openFile(path, path, 0, 1, error);
     if (!source) return false;
     Reopen reopen = [&path](int64_t offset, uint64_t firstLine, std::string& err) {
         return openFile(path, path, offset, firstLine, err);
     };
-    Context context(path, m_impl->listeners, reopen);
+    Context context(path, m_impl->listeners, reopen, m_impl->readAheadBytes);
     return m_impl->run(*source, context, error);
 }
 
@@ -398,7 +466,7 @@ bool TraceParser::parseStream(std::istream& in, std::string_view name, std::stri
         return static_cast<ssize_t>(in.gcount());
     };
     ChunkedSource source(read, std::string(name), 0, 1);
-    Context context(name, m_impl->listeners, nullptr);
+    Context context(name, m_impl->listeners, nullptr, m_impl->readAheadBytes);
     return m_impl->run(source, context, error);
 }
 
@@ -407,7 +475,7 @@ bool TraceParser::parseBuffer(std::string_view data, std::string_view name, std:
     Reopen reopen = [data, name](int64_t offset, uint64_t firstLine, std::string&) {
         return std::make_unique<BufferSource>(data, std::string(name), offset, firstLine);
     };
-    Context context(name, m_impl->listeners, reopen);
+    Context context(name, m_impl->listeners, reopen, m_impl->readAheadBytes);
     return m_impl->run(source, context, error);
 }
 

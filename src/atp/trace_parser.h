@@ -6,7 +6,9 @@
 // Memory does not grow with the file: the OpenCL and HSA parts join an API Trace section with
 // its Timestamp section by reading the API section again with a second cursor on the same file
 // (both sections hold the same threads in the same order, spec §1.3), so they keep one line of
-// each at a time.
+// each at a time. A large API section is read again on a second thread, a bounded number of
+// lines ahead of the Timestamp section (setReadAhead()); the listeners are still called on the
+// parsing thread, in file order.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +70,9 @@ public:
     // Whether reopenAt() can succeed for this input (false for streams): a part that will need
     // a section again keeps it in memory while it is read the first time.
     virtual bool canReopen() const { return true; }
+    // The smallest section (in bytes) a part reads again on a second thread (TraceParser::
+    // setReadAhead()); UINT64_MAX: never.
+    virtual uint64_t readAheadBytes() const { return UINT64_MAX; }
 };
 
 // Reads lines from a position of a file (the second cursor of the paired sections).
@@ -79,6 +84,9 @@ public:
     // Why next() returned false: empty at the end of the input, else "<file>:<line>: ..." (a
     // read error, a line longer than kMaxTraceLineBytes).
     virtual std::string error() const { return {}; }
+    // Whether a line's view stays valid after the next call, while the input lives (lines of
+    // a buffer in memory); otherwise it is valid until the next call only.
+    virtual bool linesStay() const { return false; }
 };
 
 // The longest line the reader accepts (a longer one is an error, not an allocation).
@@ -105,6 +113,15 @@ public:
         (void)context, (void)error;
         return true;
     }
+    // The parse of an input is over: after endFile(), after an error, or while an exception from
+    // a listener leaves the parser. Let go of everything that reads the input (threads, cursors).
+    virtual void endInput() {}
+    // How many of the next lines the part would take without looking at them (entries of a
+    // block it only counts). The parser may then pass over up to that many lines that are
+    // neither blank nor section lines and report how many with skipped(), instead of calling
+    // line() for each.
+    virtual uint64_t skippable() const { return 0; }
+    virtual void skipped(uint64_t lines) { (void)lines; }
 };
 
 // The OpenCL, HSA, Perfmarker and Stack Trace parts of spec §1-4 and §6.
@@ -122,6 +139,11 @@ public:
     // earlier one).
     void addPart(std::unique_ptr<AtpPart> part);
     void addListener(TraceListener& listener);
+    // API Trace sections of at least `minBytes` are read again on a second thread, ahead of
+    // their Timestamp section (default kReadAheadBytes; 0: every one; UINT64_MAX: none). The
+    // records, their order, the warnings and the errors are the same either way.
+    void setReadAhead(uint64_t minBytes);
+    static constexpr uint64_t kReadAheadBytes = uint64_t{1} << 20;
 
     // Reads an .atp file, or a standalone .clperfmarker / .amdtperfmarker file. False with
     // `error` naming the file, the line and what was expected at the first malformed line;

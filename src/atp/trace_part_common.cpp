@@ -22,6 +22,7 @@ public:
         m_pos = end + 1;
         return true;
     }
+    bool linesStay() const override { return true; }  // while the BufferedLines live
 
 private:
     std::string_view m_text;
@@ -131,9 +132,32 @@ std::unique_ptr<LineCursor> BufferedLines::cursor() const {
 
 // ---- BlockCursor ---------------------------------------------------------------------------
 
+BlockCursor::BlockCursor(std::unique_ptr<LineCursor> cursor, const SectionContext& context,
+                         bool ahead)
+    : m_cursor(std::move(cursor)), m_context(context) {
+    if (!ahead) return;
+    m_ahead = std::make_unique<ReadAhead>(m_cursor);
+    if (!m_ahead->started()) m_ahead.reset();  // no thread: read here
+}
+
+BlockCursor::Result BlockCursor::nextAheadLine(std::string_view& text, uint64_t& lineNumber,
+                                               std::string& error) {
+    m_aheadLine = m_ahead->next();
+    if (m_aheadLine != nullptr) {
+        text = m_aheadLine->text;
+        lineNumber = m_aheadLine->number;
+        return Result::Ok;
+    }
+    m_ended = true;
+    m_ahead->lastNumber(lineNumber);
+    error = m_ahead->error();
+    return error.empty() ? Result::End : Result::Error;
+}
+
 BlockCursor::Result BlockCursor::nextLine(std::string_view& text, uint64_t& lineNumber,
                                           std::string& error) {
     if (m_ended) return Result::End;
+    if (m_ahead) return nextAheadLine(text, lineNumber, error);
     while (m_cursor->next(text, lineNumber)) {
         text = trimText(text);
         if (text.empty()) continue;

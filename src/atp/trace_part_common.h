@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "atp/trace_parser.h"
+#include "atp/trace_part_ahead.h"
 #include "atp/trace_part_scan.h"
 
 namespace perfmarker::atp::detail {
@@ -65,6 +66,13 @@ public:
     uint64_t count() const { return m_count; }
     uint64_t index() const { return m_count - m_remaining - 1; }  // of the entry just fed
     bool inBlock() const { return m_state != State::Tid; }
+    // The entry lines still to come in the current block (0 outside the entries).
+    uint64_t entriesLeft() const { return m_state == State::Entries ? m_remaining : 0; }
+    // As if feed() had been given `n` <= entriesLeft() entry lines.
+    void skipEntries(uint64_t n) {
+        m_remaining -= n;
+        if (m_remaining == 0) m_state = State::Tid;
+    }
 
 private:
     enum class State { Tid, Count, Entries };
@@ -89,13 +97,14 @@ private:
 };
 
 // Reads the thread blocks of a section a second time, through a LineCursor positioned at its
-// first line; the next section line ends it. Blank lines are skipped.
+// first line; the next section line ends it. Blank lines are skipped. With `ahead`, the cursor
+// is read on a second thread (ReadAhead), which also splits the API lines.
 class BlockCursor {
 public:
     enum class Result { Ok, End, Error };
 
-    BlockCursor(std::unique_ptr<LineCursor> cursor, const SectionContext& context)
-        : m_cursor(std::move(cursor)), m_context(context) {}
+    BlockCursor(std::unique_ptr<LineCursor> cursor, const SectionContext& context,
+                bool ahead = false);
 
     // Skips what is left of the current block, then reads the next block's tid and count.
     Result nextBlock(std::string& error);
@@ -105,11 +114,17 @@ public:
     uint64_t tid() const { return m_blocks.tid(); }
     uint64_t count() const { return m_blocks.count(); }
     uint64_t remaining() const { return m_remaining; }
+    // The line nextEntry() gave last as the reading thread split it (null without one).
+    const ReadAhead::Line* aheadLine() const { return m_aheadLine; }
+    const std::string_view* aheadParams() const { return m_ahead->params(*m_aheadLine); }
 
 private:
     Result nextLine(std::string_view& text, uint64_t& lineNumber, std::string& error);
+    Result nextAheadLine(std::string_view& text, uint64_t& lineNumber, std::string& error);
 
     std::unique_ptr<LineCursor> m_cursor;
+    std::unique_ptr<ReadAhead> m_ahead;
+    const ReadAhead::Line* m_aheadLine = nullptr;
     const SectionContext& m_context;
     ThreadBlocks m_blocks;
     uint64_t m_remaining = 0;

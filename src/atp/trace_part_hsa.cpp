@@ -74,16 +74,22 @@ public:
 protected:
     bool announce(const JoinedLine& joined, SectionContext& context,
                   std::string& error) override {
-        if (!scan::parseApiText(joined.apiText, m_api)) {
-            error = expectedGot(context, joined.apiLine, "an API line '[Ret = ]name ( params )'",
-                                joined.apiText);
-            return false;
+        const scan::ApiText* api = joined.api;  // already split when read ahead
+        if (api == nullptr) {
+            if (!scan::parseApiText(joined.apiText, m_api)) {
+                error = expectedGot(context, joined.apiLine,
+                                    "an API line '[Ret = ]name ( params )'", joined.apiText);
+                return false;
+            }
+            api = &m_api;
+            scan::splitParams(m_api.params, m_call.params, m_api.line);
+        } else {
+            m_call.params.assign(joined.params, joined.params + joined.paramCount);
         }
         m_call.tid = joined.tid;
         m_call.index = joined.index;
-        m_call.name = m_api.name;
-        m_call.returnValue = m_api.returnValue;
-        scan::splitParams(m_api.params, m_call.params, m_api.line);
+        m_call.name = api->name;
+        m_call.returnValue = api->returnValue;
         m_call.apiLine = {context.fileName(), joined.apiLine};
         m_call.apiType = 0;
         m_call.start = m_call.end = 0;

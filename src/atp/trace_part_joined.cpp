@@ -48,17 +48,38 @@ bool JoinedApiPart::beginSection(SectionKind kind, SectionContext& context, uint
         return true;
     }
     m_apiPending = false;
-    return openApiCursor(context, error);
+    // The API section's size: from its first line to the line after this section line.
+    const int64_t timestamps = context.sectionOffset(m_timestampKind);
+    const uint64_t bytes = m_apiOffset >= 0 && timestamps > m_apiOffset
+                               ? static_cast<uint64_t>(timestamps - m_apiOffset)
+                               : 0;
+    return openApiCursor(context, error, bytes >= context.readAheadBytes());
 }
 
-bool JoinedApiPart::openApiCursor(SectionContext& context, std::string& error) {
+bool JoinedApiPart::openApiCursor(SectionContext& context, std::string& error, bool ahead) {
     if (m_buffering) {
-        m_api = std::make_unique<BlockCursor>(m_buffered.cursor(), context);
+        m_api = std::make_unique<BlockCursor>(m_buffered.cursor(), context, ahead);
         return true;
     }
     std::unique_ptr<LineCursor> cursor;
     if (!context.reopenAt(m_apiOffset, cursor, error)) return false;
-    m_api = std::make_unique<BlockCursor>(std::move(cursor), context);
+    m_api = std::make_unique<BlockCursor>(std::move(cursor), context, ahead);
+    return true;
+}
+
+// The next entry of the API block into `joined` (`end`: the block has no more).
+bool JoinedApiPart::nextEntry(JoinedLine& joined, std::string& error, bool& end) {
+    const BlockCursor::Result r = m_api->nextEntry(joined.apiText, joined.apiLine, error);
+    end = r == BlockCursor::Result::End;
+    if (r != BlockCursor::Result::Ok) return r == BlockCursor::Result::End;
+    const ReadAhead::Line* ahead = m_api->aheadLine();
+    if (ahead != nullptr && ahead->split) {
+        joined.api = &ahead->api;
+        joined.params = m_api->aheadParams();
+        joined.paramCount = ahead->paramCount;
+    } else {
+        joined.api = nullptr;
+    }
     return true;
 }
 
@@ -107,9 +128,9 @@ bool JoinedApiPart::timestampLine(std::string_view text, uint64_t lineNumber,
                                   SectionContext& context, std::string& error) {
     if (!m_blockPaired) return true;
     JoinedLine joined;
-    const BlockCursor::Result r = m_api->nextEntry(joined.apiText, joined.apiLine, error);
-    if (r == BlockCursor::Result::Error) return false;
-    if (r == BlockCursor::Result::End) {
+    bool end = false;
+    if (!nextEntry(joined, error, end)) return false;
+    if (end) {
         ++m_extraLines;
         return true;
     }
@@ -142,9 +163,9 @@ bool JoinedApiPart::finishBlock(uint64_t lineNumber, SectionContext& context, st
     joined.tid = tid;
     for (;;) {
         joined.index = m_api->count() - m_api->remaining();
-        const BlockCursor::Result r = m_api->nextEntry(joined.apiText, joined.apiLine, error);
-        if (r == BlockCursor::Result::Error) return false;
-        if (r == BlockCursor::Result::End) return true;
+        bool end = false;
+        if (!nextEntry(joined, error, end)) return false;
+        if (end) return true;
         if (!announce(joined, context, error)) return false;
     }
 }
@@ -188,6 +209,14 @@ bool JoinedApiPart::endSection(uint64_t lineNumber, SectionContext& context, std
     m_api.reset();
     return ok;
 }
+
+void JoinedApiPart::endInput() { m_api.reset(); }
+
+uint64_t JoinedApiPart::skippable() const {
+    return m_current == m_apiKind && !m_buffering ? m_blocks.entriesLeft() : 0;
+}
+
+void JoinedApiPart::skipped(uint64_t lines) { m_blocks.skipEntries(lines); }
 
 bool JoinedApiPart::endFile(SectionContext& context, std::string& error) {
     const bool ok = !m_apiPending || announceUntimed(context, error);

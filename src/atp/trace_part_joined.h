@@ -4,7 +4,10 @@
 // The API section is only checked for its block structure when it is read; when the Timestamp
 // section comes, a second cursor reads the API section again (SectionContext::reopenAt), so
 // one line of each is held at a time. An input that cannot be read again (a stream) has its
-// API section kept in memory instead. Leniencies (each one a warning, spec §11.3):
+// API section kept in memory instead. An API section of at least SectionContext::
+// readAheadBytes() is read again on a second thread (trace_part_ahead.h), which splits its lines
+// ahead of the Timestamp section; on the first pass, the entry lines of its blocks are only
+// counted (skippable()). Leniencies (each one a warning, spec §11.3):
 //   * more timestamp lines than API lines in a block: the extra ones are skipped;
 //   * fewer timestamp lines or blocks: the calls without one are announced with zero times;
 //   * an API section without a Timestamp section after it: its calls are announced with zero
@@ -31,6 +34,10 @@ struct JoinedLine {
     bool hasTimestamp = false;
     std::string_view timestampText;
     uint64_t timestampLine = 0;
+    // The API line already split on the reading thread (null: split it here).
+    const scan::ApiText* api = nullptr;
+    const std::string_view* params = nullptr;
+    size_t paramCount = 0;
 };
 
 class JoinedApiPart : public AtpPart {
@@ -45,6 +52,9 @@ public:
               std::string& error) override;
     bool endSection(uint64_t lineNumber, SectionContext& context, std::string& error) override;
     bool endFile(SectionContext& context, std::string& error) override;
+    void endInput() override;
+    uint64_t skippable() const override;
+    void skipped(uint64_t lines) override;
 
 protected:
     // Parses the pair and tells the listeners; false with `error` at a malformed line.
@@ -52,7 +62,8 @@ protected:
                           std::string& error) = 0;
 
 private:
-    bool openApiCursor(SectionContext& context, std::string& error);
+    bool openApiCursor(SectionContext& context, std::string& error, bool ahead = false);
+    bool nextEntry(JoinedLine& joined, std::string& error, bool& end);
     bool timestampLine(std::string_view text, uint64_t lineNumber, SectionContext& context,
                        std::string& error);
     bool startBlock(uint64_t lineNumber, SectionContext& context, std::string& error);

@@ -59,18 +59,24 @@ protected:
 
 private:
     bool readApiLine(const JoinedLine& joined, SectionContext& context, std::string& error) {
-        if (!scan::parseApiText(joined.apiText, m_api)) {
-            error = expectedGot(context, joined.apiLine, "an API line 'Ret = Name ( params )'",
-                                joined.apiText);
-            return false;
+        const scan::ApiText* api = joined.api;  // already split when read ahead
+        if (api == nullptr) {
+            if (!scan::parseApiText(joined.apiText, m_api)) {
+                error = expectedGot(context, joined.apiLine,
+                                    "an API line 'Ret = Name ( params )'", joined.apiText);
+                return false;
+            }
+            api = &m_api;
+            scan::splitParams(m_api.params, m_call.params, m_api.line);
+        } else {
+            m_call.params.assign(joined.params, joined.params + joined.paramCount);
         }
         m_call.tid = joined.tid;
         m_call.index = joined.index;
-        m_call.name = m_api.name;
-        m_call.returnValue = m_api.returnValue;
-        scan::splitParams(m_api.params, m_call.params, m_api.line);
-        m_call.comment = m_api.comment;
-        m_call.consecutiveCalls = m_api.comment.empty() ? 1 : consecutiveCalls(m_api.comment);
+        m_call.name = api->name;
+        m_call.returnValue = api->returnValue;
+        m_call.comment = api->comment;
+        m_call.consecutiveCalls = api->comment.empty() ? 1 : consecutiveCalls(api->comment);
         m_call.apiLine = {context.fileName(), joined.apiLine};
         return true;
     }

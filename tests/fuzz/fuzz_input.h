@@ -1,14 +1,17 @@
 // The shared body of the libFuzzer targets of the .atp reader (scripts/fuzz.sh). A first byte
 // below 8 is a selector: it picks a section line put in front of the rest (so a target keeps
 // its part busy even when the input lost its own section line) and, when odd, reads the input
-// as a stream (the paired sections are then kept in memory instead of read again). Every line
-// of the input also goes through the reader's fast scanners and the plain definitions they
-// replace (compareScanners()).
+// as a stream (the paired sections are then kept in memory instead of read again). Every input
+// is read twice, with and without the second thread that reads API sections ahead
+// (TraceParser::setReadAhead()), and both reads must see the same records and end the same way.
+// Every line of the input also goes through the reader's fast scanners and the plain definitions
+// they replace (compareScanners()).
 #pragma once
 
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -21,10 +24,12 @@
 
 namespace perfmarker::atp::fuzz {
 
-// Touches every field of every record so that the sanitizers see each view read.
+// Touches every field of every record so that the sanitizers see each view read; `hash` sums up
+// the API calls (their text, times and lines) to compare two reads of one input.
 class Consumer final : public TraceListener {
 public:
     size_t bytes = 0;
+    uint64_t hash = 0;
     void onHeader(std::string_view k, std::string_view v, SourceLocation) override {
         bytes += k.size() + v.size();
     }
@@ -34,10 +39,16 @@ public:
                  c.command.deviceName.size() + c.command.globalSize.size() +
                  c.command.localSize.size() + c.command.kernelHandle.size();
         for (const auto p : c.params) bytes += p.size();
+        mix({c.name, c.returnValue, c.comment}, {c.tid, c.index, c.start, c.end, c.apiLine.line,
+                                                 c.timestampLine.line, c.consecutiveCalls});
+        for (const auto p : c.params) mix({p}, {});
     }
     void onHsaApiCall(const HsaApiCall& c) override {
         bytes += c.name.size() + c.returnValue.size();
         for (const auto p : c.params) bytes += p.size();
+        mix({c.name, c.returnValue}, {c.tid, c.index, c.start, c.end, c.apiLine.line,
+                                      c.timestampLine.line, c.params.size()});
+        for (const auto p : c.params) mix({p}, {});
     }
     void onHsaKernelDispatch(const HsaKernelDispatch& d) override {
         bytes += d.kernelName.size() + d.agentName.size() + d.packet.size() + d.packetId.size();
@@ -51,7 +62,20 @@ public:
     void onUnknownLine(std::string_view s, std::string_view t, SourceLocation) override {
         bytes += s.size() + t.size();
     }
-    void onWarning(const std::string& m) override { bytes += m.size(); }
+    void onWarning(const std::string& m) override {
+        bytes += m.size();
+        mix({m}, {});
+    }
+
+private:
+    void mix(std::initializer_list<std::string_view> texts,
+             std::initializer_list<uint64_t> numbers) {
+        for (const std::string_view t : texts) {
+            for (const char c : t) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+            hash = (hash ^ 0xff) * 0x100000001b3ull;
+        }
+        for (const uint64_t n : numbers) hash = (hash ^ n) * 0x100000001b3ull;
+    }
 };
 
 // The fast scanners of the parts (trace_part_scan.h) against the plain definitions they
@@ -63,6 +87,19 @@ inline void compareScanners(std::string_view text) {
         if (!equal) __builtin_trap();
     };
     std::vector<std::string_view> fast, reference;
+    {  // the first pass over an API section: whole lines that are neither blank nor sections
+        const char* p = text.data();
+        const char* end = p + text.size();
+        const char* q = p;
+        uint64_t plain = 0;
+        while (q < end && scan::plainStart(*q)) {
+            const void* nl = std::memchr(q, '\n', static_cast<size_t>(end - q));
+            if (nl == nullptr) break;
+            q = static_cast<const char*>(nl) + 1;
+            ++plain;
+        }
+        same(scan::skipPlainLines(p, end, UINT64_MAX) == plain && p == q);
+    }
     while (!text.empty()) {
         const size_t nl = text.find('\n');
         const std::string line(text.substr(0, nl));
@@ -103,15 +140,23 @@ inline void run(const uint8_t* data, size_t size, std::initializer_list<SectionK
         --size;
     }
     text.append(reinterpret_cast<const char*>(data), size);
-    Consumer consumer;
-    TraceParser parser;
-    parser.addListener(consumer);
-    std::string error;
-    if (asStream) {
-        std::istringstream in(text);
-        parser.parseStream(in, "fuzz", error);
-    } else {
-        parser.parseBuffer(text, "fuzz", error);
+    Consumer consumers[2];
+    std::string errors[2];
+    bool ok[2] = {false, false};
+    for (int ahead = 0; ahead < 2; ++ahead) {
+        TraceParser parser;
+        parser.setReadAhead(ahead == 1 ? 0 : UINT64_MAX);
+        parser.addListener(consumers[ahead]);
+        if (asStream) {
+            std::istringstream in(text);
+            ok[ahead] = parser.parseStream(in, "fuzz", errors[ahead]);
+        } else {
+            ok[ahead] = parser.parseBuffer(text, "fuzz", errors[ahead]);
+        }
+    }
+    if (ok[0] != ok[1] || errors[0] != errors[1] || consumers[0].bytes != consumers[1].bytes ||
+        consumers[0].hash != consumers[1].hash) {
+        __builtin_trap();
     }
     compareScanners(text);
 }

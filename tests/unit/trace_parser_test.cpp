@@ -282,9 +282,10 @@ std::string withCrlf(const std::string& text) {
 }
 
 // The records' log, with the input's name taken out (the three readers are given one name).
-std::string logOf(const std::string& fixture, int how, bool crlf = false) {
+std::string logOf(const std::string& fixture, int how, bool crlf = false, bool ahead = false) {
     Recorder r;
     TraceParser parser;
+    if (ahead) parser.setReadAhead(0);  // every API section read again on a second thread
     parser.addListener(r);
     std::string text = readFixture(fixture);
     if (crlf) text = withCrlf(text);
@@ -310,6 +311,7 @@ TEST(TraceParserInputs, FileStreamAndBufferGiveTheSameRecords) {
         EXPECT_GT(file.size(), 100u);
         EXPECT_EQ(logOf(fixture, 1), file);
         EXPECT_EQ(logOf(fixture, 2), file);
+        for (int how = 0; how < 3; ++how) EXPECT_EQ(logOf(fixture, how, false, true), file);
     }
 }
 
@@ -318,6 +320,7 @@ TEST(TraceParserInputs, CrlfLineEnds) {
         SCOPED_TRACE(fixture);
         EXPECT_EQ(logOf(fixture, 2, true), logOf(fixture, 0));
         EXPECT_EQ(logOf(fixture, 1, true), logOf(fixture, 0));
+        EXPECT_EQ(logOf(fixture, 2, true, true), logOf(fixture, 0));
     }
 }
 

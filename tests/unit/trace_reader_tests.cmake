@@ -1,4 +1,5 @@
 # The streaming .atp reader (src/atp/trace_parser.h): parts, listeners, fixtures, bad input.
 perfmarker_add_gtest(trace_parser_test
   SOURCES trace_parser_test.cpp trace_parser_errors_test.cpp trace_parser_scan_test.cpp
+          trace_parser_ahead_test.cpp
   LIBS perfmarker::atp_trace)

@@ -1,0 +1,172 @@
+// The second thread that reads an API Trace section ahead (trace_part_ahead.h).
+#include "atp/trace_part_ahead.h"
+
+#include <system_error>
+
+#include "atp/trace_part_common.h"
+
+namespace perfmarker::atp::detail {
+
+void ReadAhead::Batch::clear() {
+    if (text.capacity() > 4 * kBatchBytes) {  // it held a long line: give the memory back
+        std::string().swap(text);
+        text.reserve(kBatchBytes);
+    }
+    text.clear();
+    lines.clear();
+    params.clear();
+    end = ended = false;
+    endNumber = 0;
+    error.clear();
+    failure = nullptr;
+}
+
+ReadAhead::ReadAhead(std::unique_ptr<LineCursor>& cursor) : m_linesStay(cursor->linesStay()) {
+    for (size_t i = 0; i < kBatches; ++i) {
+        m_batches.push_back(std::make_unique<Batch>());
+        Batch& batch = *m_batches.back();
+        if (!m_linesStay) batch.text.reserve(kBatchBytes);
+        batch.lines.reserve(kBatchLines);
+        m_free.push_back(&batch);
+    }
+    m_cursor = std::move(cursor);
+    try {
+        m_thread = std::thread([this] { work(); });
+    } catch (const std::system_error&) {
+        cursor = std::move(m_cursor);  // the caller reads the section itself
+    }
+}
+
+ReadAhead::~ReadAhead() {
+    if (!m_thread.joinable()) return;
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_stop = true;
+    }
+    m_freed.notify_all();
+    m_thread.join();
+}
+
+const ReadAhead::Line* ReadAhead::next() {
+    for (;;) {
+        if (m_current != nullptr) {
+            if (m_index < m_current->lines.size()) return &m_current->lines[m_index++];
+            if (m_current->failure) std::rethrow_exception(m_current->failure);
+            if (m_current->end) return nullptr;
+        }
+        std::unique_lock<std::mutex> lock(m_mutex);
+        if (m_current != nullptr) {
+            m_free.push_back(m_current);
+            m_freed.notify_one();
+        }
+        m_queued.wait(lock, [this] { return !m_ready.empty(); });
+        m_current = m_ready.front();
+        m_ready.pop_front();
+        m_index = 0;
+    }
+}
+
+bool ReadAhead::lastNumber(uint64_t& number) const {
+    if (!m_current->ended) return false;
+    number = m_current->endNumber;
+    return true;
+}
+
+ReadAhead::Batch* ReadAhead::takeFree() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_freed.wait(lock, [this] { return m_stop || !m_free.empty(); });
+    if (m_stop) return nullptr;
+    Batch* batch = m_free.back();
+    m_free.pop_back();
+    return batch;
+}
+
+void ReadAhead::queue(Batch* batch) {
+    {
+        const std::lock_guard<std::mutex> lock(m_mutex);
+        m_ready.push_back(batch);
+    }
+    m_queued.notify_one();
+}
+
+void ReadAhead::work() {
+    for (;;) {
+        Batch* batch = takeFree();
+        if (batch == nullptr) return;
+        bool more = false;
+        try {
+            batch->clear();
+            more = fill(*batch);
+        } catch (...) {  // no memory for a long line: thrown on the parsing thread
+            batch->end = true;
+            batch->failure = std::current_exception();
+        }
+        queue(batch);
+        if (!more) return;
+    }
+}
+
+// False when the section ended in this batch.
+bool ReadAhead::fill(Batch& batch) {
+    // Whether the cursor gave a line (blank, or the next section line) after the last one kept,
+    // and its number: what BlockCursor leaves in its line number at the end.
+    bool seen = false;
+    uint64_t seenNumber = 0;
+    for (;;) {
+        std::string_view text;
+        uint64_t number = 0;
+        if (m_pending) {
+            m_pending = false;
+            text = m_pendingText;
+            number = m_pendingNumber;
+        } else {
+            std::string_view raw;
+            if (!m_cursor->next(raw, number)) {
+                batch.error = m_cursor->error();
+                break;
+            }
+            seen = true;
+            seenNumber = number;
+            text = trimText(raw);
+            if (text.empty()) continue;
+            if (text.front() == '=') break;
+        }
+        seen = false;
+        if (!add(batch, text, number)) {
+            m_pending = true;
+            m_pendingText = text;
+            m_pendingNumber = number;
+            return true;
+        }
+    }
+    batch.end = true;
+    batch.ended = seen;
+    batch.endNumber = seenNumber;
+    return false;
+}
+
+// False when the batch is full (the line goes into the next one).
+bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
+    if (batch.lines.size() == kBatchLines) return false;
+    if (!m_linesStay) {
+        if (batch.text.size() + text.size() > batch.text.capacity()) {
+            if (!batch.lines.empty()) return false;
+            batch.text.reserve(text.size());  // a long line alone in a batch
+        }
+        const size_t at = batch.text.size();
+        batch.text.append(text);
+        text = std::string_view(batch.text.data() + at, text.size());
+    }
+    Line& line = batch.lines.emplace_back();
+    line.text = text;
+    line.number = number;
+    line.split = scan::parseApiText(text, line.api);
+    if (line.split) {
+        line.paramFirst = static_cast<uint32_t>(batch.params.size());
+        scan::appendParams(line.api.params, batch.params, line.api.line);
+        line.paramCount = static_cast<uint32_t>(batch.params.size() - line.paramFirst);
+    }
+    return true;
+}
+
+}  // namespace perfmarker::atp::detail

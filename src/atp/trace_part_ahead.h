@@ -1,0 +1,112 @@
+// Reading an API Trace section again on a second thread, ahead of the Timestamp section it is
+// joined with (trace_part_joined.h). Internal to src/atp.
+//
+// The thread takes the lines of the section from a LineCursor (trimmed, blank lines left out,
+// up to the next section line or the end of the input), splits each one that is an API line
+// (scan::parseApiText(), scan::appendParams()) and hands them over in batches through a queue of
+// kBatches; the parsing thread takes them in order. Memory is bounded by the batches, never by
+// the section. The thread only reads: what a line means (block structure, errors, records)
+// is decided on the parsing thread, from the same lines in the same order as without it.
+//
+// Concurrency: a batch belongs to the reading thread from the free list until it is queued,
+// then to the parsing thread until it goes back to the free list; m_mutex guards the two lists
+// and m_stop, and each hand-over through it orders the writes to a batch before its reads.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "atp/trace_parser.h"
+#include "atp/trace_part_scan.h"
+
+namespace perfmarker::atp::detail {
+
+class ReadAhead {
+public:
+    // One line of the section, as BlockCursor would have read it.
+    struct Line {
+        std::string_view text;  // trimmed, not blank
+        uint64_t number = 0;
+        bool split = false;  // an API line: `api` and the parameters are set
+        scan::ApiText api;
+        uint32_t paramFirst = 0;
+        uint32_t paramCount = 0;
+    };
+
+    static constexpr size_t kBatches = 4;
+    static constexpr size_t kBatchBytes = size_t{64} << 10;  // of copied text
+    static constexpr size_t kBatchLines = 1024;
+
+    // Starts the thread on `cursor` and takes it; when no thread can be started, leaves it
+    // where it is and started() is false.
+    explicit ReadAhead(std::unique_ptr<LineCursor>& cursor);
+    // Stops the thread (it may be waiting for a free batch, or reading) and waits for it.
+    ~ReadAhead();
+    bool started() const { return m_thread.joinable(); }
+    ReadAhead(const ReadAhead&) = delete;
+    ReadAhead& operator=(const ReadAhead&) = delete;
+
+    // The next line; valid until the next call. Null at the end of the section: then
+    // lastNumber() is the number of the last line the cursor gave (a blank one, or the next
+    // section line, included; false when it gave none since the previous line) and error()
+    // is the cursor's error, empty at the section's end. An exception of the reading thread
+    // (no memory for a long line) is thrown here, where the line it failed on would be.
+    const Line* next();
+    const std::string_view* params(const Line& line) const {
+        return m_current->params.data() + line.paramFirst;
+    }
+    bool lastNumber(uint64_t& number) const;
+    const std::string& error() const { return m_current->error; }
+
+private:
+    struct alignas(64) Batch {  // (one filled while the one before is read)
+        std::string text;       // copies of the lines (when they do not stay), never reallocated
+        std::vector<Line> lines;
+        std::vector<std::string_view> params;
+        bool end = false;    // the section ends after these lines
+        bool ended = false;  // `endNumber` is set
+        uint64_t endNumber = 0;
+        std::string error;
+        std::exception_ptr failure;
+        void clear();
+    };
+
+    void work();
+    bool fill(Batch& batch);
+    bool add(Batch& batch, std::string_view text, uint64_t number);
+    Batch* takeFree();
+    void queue(Batch* batch);
+
+    // The members of each thread, and those they share, on cache lines of their own: a line
+    // that one thread writes for every line of the section while the other reads it would
+    // bounce between the cores.
+    alignas(64) std::unique_ptr<LineCursor> m_cursor;  // used by the reading thread only
+    bool m_linesStay;
+    // A line that did not fit into the previous batch (its view is still valid: the cursor has
+    // not been asked again since).
+    bool m_pending = false;
+    std::string_view m_pendingText;
+    uint64_t m_pendingNumber = 0;
+
+    alignas(64) std::vector<std::unique_ptr<Batch>> m_batches;
+    std::mutex m_mutex;  // guards m_free, m_ready, m_stop
+    std::condition_variable m_freed;
+    std::condition_variable m_queued;
+    std::vector<Batch*> m_free;
+    std::deque<Batch*> m_ready;
+    bool m_stop = false;
+
+    alignas(64) Batch* m_current = nullptr;  // the parsing thread's batch
+    size_t m_index = 0;
+    std::thread m_thread;  // last: started when everything else is ready
+};
+
+}  // namespace perfmarker::atp::detail

@@ -1,0 +1,376 @@
+// The streaming .atp reader with its second thread (src/atp/trace_part_ahead.h): an API section
+// read again ahead of its Timestamp section gives the same records, warnings and errors, in the
+// same order and on the calling thread, as one read on the parsing thread; the thread stops when
+// the parse ends early (an error, a listener's exception). Also the first pass that only counts
+// the entry lines of an API section (scan::skipPlainLines()).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "atp/trace_parser.h"
+#include "atp/trace_part_ahead.h"
+#include "atp/trace_part_common.h"
+#include "trace_parser_support.h"
+
+namespace perfmarker::atp {
+namespace {
+
+using testing::readFixture;
+using testing::Recorder;
+
+constexpr uint64_t kAlways = 0;
+constexpr uint64_t kNever = UINT64_MAX;
+
+// The OpenCL blocks of ocl_vecadd.atp repeated `copies` times (thread ids made distinct, so a
+// block paired with the wrong one shows), header and markers once.
+std::string bigTrace(int copies) {
+    const std::string text = readFixture("ocl_vecadd.atp");
+    const size_t api = text.find("=====ocl API Trace Output=====\n");
+    const size_t ts = text.find("=====ocl Timestamp Output=====\n");
+    const size_t pm = text.find("=====Perfmarker Output=====\n");
+    const size_t apiBody = text.find('\n', api) + 1;
+    const size_t tsBody = text.find('\n', ts) + 1;
+    const auto renumber = [](std::string body, int copy) {
+        for (const char* tid : {"4711\n", "4712\n"}) {
+            const size_t at = body.find(tid);
+            body.replace(at, 4, std::to_string(100000 + copy * 2 + (tid[3] - '1')));
+        }
+        return body;
+    };
+    std::string out = text.substr(0, apiBody);
+    for (int i = 0; i < copies; ++i) out += renumber(text.substr(apiBody, ts - apiBody), i);
+    out.append(text, ts, tsBody - ts);
+    for (int i = 0; i < copies; ++i) out += renumber(text.substr(tsBody, pm - tsBody), i);
+    out.append(text, pm, std::string::npos);
+    return out;
+}
+
+struct Outcome {
+    bool ok = false;
+    std::string error;
+    std::string log;
+    size_t calls = 0;
+};
+
+// how: 0 buffer, 1 stream, 2 file (written to a temporary file).
+Outcome parseWith(const std::string& text, uint64_t readAhead, int how) {
+    Outcome o;
+    Recorder r;
+    TraceParser parser;
+    parser.setReadAhead(readAhead);
+    parser.addListener(r);
+    if (how == 0) {
+        o.ok = parser.parseBuffer(text, "t.atp", o.error);
+    } else if (how == 1) {
+        std::istringstream in(text);
+        o.ok = parser.parseStream(in, "t.atp", o.error);
+    } else {
+        // (One file per test and process: ctest runs the tests side by side.)
+        const std::string path = ::testing::TempDir() + "/trace_parser_ahead_" +
+                                 ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                                 "_" + std::to_string(::getpid()) + ".atp";
+        {
+            std::ofstream out(path, std::ios::binary);
+            out << text;
+        }
+        o.ok = parser.parseFile(path, o.error);
+        std::remove(path.c_str());
+        for (std::string* text : {&o.error, &r.log}) {  // the name the others are given
+            for (size_t at = 0; (at = text->find(path, at)) != std::string::npos;) {
+                text->replace(at, path.size(), "t.atp");
+            }
+        }
+    }
+    o.log = r.log;
+    o.calls = r.ocl.size() + r.hsa.size();
+    return o;
+}
+
+// The outcome of reading `text` every way, with and without the second thread, is one.
+Outcome sameEveryWay(const std::string& text) {
+    const Outcome plain = parseWith(text, kNever, 0);
+    for (int how = 0; how < 3; ++how) {
+        for (const uint64_t ahead : {kAlways, kNever}) {
+            SCOPED_TRACE("how " + std::to_string(how) + ", ahead " + std::to_string(ahead == 0));
+            const Outcome o = parseWith(text, ahead, how);
+            EXPECT_EQ(o.ok, plain.ok);
+            EXPECT_EQ(o.error, plain.error);
+            EXPECT_TRUE(o.log == plain.log);  // (not printed: megabytes)
+        }
+    }
+    return plain;
+}
+
+TEST(TraceParserAhead, FixturesReadTheSame) {
+    for (const char* fixture :
+         {"ocl_vecadd.atp", "hsa_reduce.atp", "ocl_stack.atp", "legacy_codexl.atp",
+          "hsa_kernels_only.atp", "bad_count.atp", "bad_name_mismatch.atp",
+          "bad_timestamp_field.atp", "bad_truncated.atp"}) {
+        SCOPED_TRACE(fixture);
+        sameEveryWay(readFixture(fixture));
+    }
+}
+
+// Thousands of lines: many batches of the reading thread, several buffers of the first pass.
+TEST(TraceParserAhead, LargeTraceReadsTheSame) {
+    const std::string text = bigTrace(600);
+    ASSERT_GT(text.size(), TraceParser::kReadAheadBytes);  // the default reads it ahead too
+    const Outcome o = sameEveryWay(text);
+    EXPECT_TRUE(o.ok) << o.error;
+    EXPECT_EQ(o.calls, 600u * 25);
+    const Outcome byDefault = parseWith(text, TraceParser::kReadAheadBytes, 2);
+    EXPECT_EQ(byDefault.log, o.log);
+}
+
+// Blank lines, CRLF, indented lines and a line longer than a batch inside the API blocks: the
+// first pass passes over none of them unseen, the reading thread keeps them all.
+TEST(TraceParserAhead, OddLinesInTheApiSection) {
+    std::string text = bigTrace(400);
+    const std::string longParam(detail::ReadAhead::kBatchBytes + 1000, 'x');
+    const std::string marker = "CL_SUCCESS = clFinish ( 0x20f4a30 )\n";
+    size_t at = text.find(marker);
+    text.insert(at + marker.size(), "\n   \n\t\r\n");
+    at = text.find(marker, text.size() / 8);
+    text.replace(at, marker.size(), "   CL_SUCCESS = clFinish ( 0x20f4a30 )\r\n");
+    at = text.find(marker, text.size() / 5);
+    text.replace(at, marker.size(), "CL_SUCCESS = clFinish ( 0x20f4a30;\"" + longParam + "\" )\n");
+    const Outcome o = sameEveryWay(text);
+    EXPECT_TRUE(o.ok) << o.error;
+    EXPECT_NE(o.log.find("p2"), std::string::npos);
+}
+
+// An API line that is not one, deep inside a large section: only the join finds it; the
+// records before it have been announced, the error names its line.
+TEST(TraceParserAhead, ErrorInTheMiddleOfTheApiSection) {
+    std::string text = bigTrace(400);
+    const std::string marker = "CL_SUCCESS = clReleaseKernel ( 0x21ff890 )\n";
+    const size_t at = text.find(marker, text.size() / 6);
+    text.replace(at, marker.size(), "CL_SUCCESS = clReleaseKernel 0x21ff890\n");
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(at), '\n');
+    const Outcome o = sameEveryWay(text);
+    EXPECT_FALSE(o.ok);
+    EXPECT_EQ(o.error, "t.atp:" + std::to_string(line) +
+                           ": expected an API line 'Ret = Name ( params )', got 'CL_SUCCESS = "
+                           "clReleaseKernel 0x21ff890'");
+    EXPECT_GT(o.calls, 100u);
+    EXPECT_LT(o.calls, 400u * 25);
+}
+
+// A bad number in a timestamp line in the middle: the reading thread is far ahead and stops.
+TEST(TraceParserAhead, ErrorInTheMiddleOfTheTimestampSection) {
+    std::string text = bigTrace(400);
+    const std::string field = "4035307336512";
+    const size_t at = text.find(field, text.size() * 2 / 3);
+    text.replace(at, field.size(), "4035307x36512");
+    const Outcome o = sameEveryWay(text);
+    EXPECT_FALSE(o.ok);
+    EXPECT_NE(o.error.find("expected the device end time (a decimal number) in field 10, got "
+                           "'4035307x36512'"),
+              std::string::npos)
+        << o.error;
+}
+
+// A block cut short by a section line inside the API section: the first pass stops there.
+TEST(TraceParserAhead, SectionLineInsideAnApiBlock) {
+    std::string text = bigTrace(400);
+    const std::string marker = "CL_SUCCESS = clFinish ( 0x20f4a30 )\n";
+    const size_t at = text.find(marker, text.size() / 5);
+    text.replace(at, marker.size(), "  =====Perfmarker Output=====\n");
+    const Outcome o = sameEveryWay(text);
+    EXPECT_FALSE(o.ok);
+    EXPECT_NE(o.error.find("lines in thread"), std::string::npos) << o.error;
+}
+
+// An API section without its Timestamp section, and one with fewer timestamp lines.
+TEST(TraceParserAhead, LeniencesReadTheSame) {
+    const std::string text = bigTrace(500);
+    sameEveryWay(text.substr(0, text.find("=====ocl Timestamp Output=====")));
+    // The last timestamp block one line short (its count line says so).
+    std::string fewer = text;
+    const size_t at = fewer.rfind("51   clFinish ");
+    fewer.erase(at, fewer.find('\n', at) + 1 - at);
+    fewer.replace(fewer.rfind("\n6\n", at), 3, "\n5\n");
+    const Outcome o = sameEveryWay(fewer);
+    EXPECT_NE(o.log.find("without a timestamp line"), std::string::npos);
+}
+
+class StopAfter final : public TraceListener {
+public:
+    explicit StopAfter(size_t calls) : m_left(calls) {}
+    size_t seen = 0;
+    std::thread::id thread;
+    void onOclApiCall(const OclApiCall&) override {
+        if (seen == 0) thread = std::this_thread::get_id();
+        EXPECT_EQ(std::this_thread::get_id(), thread);
+        ++seen;
+        if (--m_left == 0) throw std::runtime_error("enough");
+    }
+
+private:
+    size_t m_left;
+};
+
+// A listener that stops the parse with an exception: the reading thread is stopped and waited
+// for (it may be waiting for a free batch), and the parser reads the next input as usual.
+TEST(TraceParserAhead, ListenerStopsEarly) {
+    const std::string text = bigTrace(400);
+    for (const size_t stopAt : {size_t{1}, size_t{3000}, size_t{400 * 25}}) {
+        SCOPED_TRACE(stopAt);
+        StopAfter stop(stopAt);
+        TraceParser parser;
+        parser.setReadAhead(kAlways);
+        parser.addListener(stop);
+        std::string error;
+        EXPECT_THROW(parser.parseBuffer(text, "t.atp", error), std::runtime_error);
+        EXPECT_EQ(stop.seen, stopAt);
+        EXPECT_EQ(stop.thread, std::this_thread::get_id());
+
+        Recorder r;
+        TraceParser again;
+        again.setReadAhead(kAlways);
+        again.addListener(r);
+        EXPECT_TRUE(again.parseBuffer(text, "t.atp", error)) << error;
+        EXPECT_EQ(r.ocl.size(), 400u * 25);
+    }
+}
+
+// ---- ReadAhead on its own ----------------------------------------------------------------
+
+// Lines from a list, each one in a buffer that the next call overwrites (as a file's cursor
+// does), then an optional error.
+class ListCursor final : public LineCursor {
+public:
+    ListCursor(std::vector<std::string> lines, std::string error)
+        : m_lines(std::move(lines)), m_error(std::move(error)) {}
+    bool next(std::string_view& line, uint64_t& lineNumber) override {
+        if (m_index == m_lines.size()) return false;
+        m_buffer = m_lines[m_index++];
+        line = m_buffer;
+        lineNumber = 10 + m_index;
+        return true;
+    }
+    std::string error() const override { return m_index == m_lines.size() ? m_error : ""; }
+
+private:
+    std::vector<std::string> m_lines;
+    std::string m_error;
+    std::string m_buffer;
+    size_t m_index = 0;
+};
+
+TEST(ReadAhead, GivesTheTrimmedLinesSplitAndStopsAtTheSectionLine) {
+    std::vector<std::string> lines = {"1",
+                                      "",
+                                      "3",
+                                      "  r = f ( a;b;[c;d] )  ",
+                                      "x = g ( )",
+                                      "not an API line",
+                                      "=====next=====",
+                                      "after"};
+    std::unique_ptr<LineCursor> cursor = std::make_unique<ListCursor>(lines, "");
+    detail::ReadAhead ahead(cursor);
+    ASSERT_TRUE(ahead.started());
+    EXPECT_EQ(cursor, nullptr);
+    std::vector<std::string> texts;
+    const detail::ReadAhead::Line* line = nullptr;
+    while ((line = ahead.next()) != nullptr) {
+        texts.push_back(std::string(line->text) + "@" + std::to_string(line->number));
+        if (line->text.front() == 'r') {
+            ASSERT_TRUE(line->split);
+            EXPECT_EQ(line->api.name, "f");
+            EXPECT_EQ(line->api.returnValue, "r");
+            ASSERT_EQ(line->paramCount, 3u);
+            EXPECT_EQ(ahead.params(*line)[2], "[c;d]");
+        }
+        if (line->text.front() == 'x') {
+            EXPECT_EQ(line->paramCount, 0u);
+        }
+        if (line->text.front() == 'n') {
+            EXPECT_FALSE(line->split);
+        }
+    }
+    EXPECT_EQ(texts, (std::vector<std::string>{"1@11", "3@13", "r = f ( a;b;[c;d] )@14",
+                                               "x = g ( )@15", "not an API line@16"}));
+    uint64_t last = 0;
+    EXPECT_TRUE(ahead.lastNumber(last));
+    EXPECT_EQ(last, 17u);  // the section line
+    EXPECT_EQ(ahead.error(), "");
+    EXPECT_EQ(ahead.next(), nullptr);
+}
+
+TEST(ReadAhead, ManyBatchesThenTheCursorsError) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < 20000; ++i) {
+        lines.push_back("r = f" + std::to_string(i) + " ( " + std::string(i % 300, 'p') + ";q )");
+    }
+    lines.push_back("   ");
+    std::unique_ptr<LineCursor> cursor = std::make_unique<ListCursor>(lines, "t:20012: broken");
+    detail::ReadAhead ahead(cursor);
+    size_t count = 0;
+    while (const detail::ReadAhead::Line* line = ahead.next()) {
+        ASSERT_EQ(line->number, 11 + count);
+        ASSERT_TRUE(line->split);
+        ASSERT_EQ(line->api.name, "f" + std::to_string(count));
+        ASSERT_EQ(ahead.params(*line)[1], "q");
+        ++count;
+    }
+    EXPECT_EQ(count, 20000u);
+    uint64_t last = 0;
+    EXPECT_TRUE(ahead.lastNumber(last));
+    EXPECT_EQ(last, 20011u);  // the blank line
+    EXPECT_EQ(ahead.error(), "t:20012: broken");
+}
+
+// Destroyed while its thread waits for a free batch, or before anything was taken.
+TEST(ReadAhead, StopsWhereverItIs) {
+    std::vector<std::string> lines(50000, "r = f ( a )");
+    for (const int taken : {0, 1, 3000}) {
+        std::unique_ptr<LineCursor> cursor = std::make_unique<ListCursor>(lines, "");
+        detail::ReadAhead ahead(cursor);
+        for (int i = 0; i < taken; ++i) ASSERT_NE(ahead.next(), nullptr);
+    }
+}
+
+// ---- the first pass ----------------------------------------------------------------------
+
+uint64_t skipPlainly(const char*& p, const char* end, uint64_t max) {
+    uint64_t count = 0;
+    while (count < max && p < end && detail::scan::plainStart(*p)) {
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+        if (nl == nullptr) break;
+        p = nl + 1;
+        ++count;
+    }
+    return count;
+}
+
+TEST(TraceParserScan, SkipPlainLinesMatchesThePlainDefinition) {
+    std::mt19937 random(7);
+    const char bytes[] = {'a', 'b', '\n', ' ', '\t', '\r', '=', '(', '\n', 'x'};
+    for (int round = 0; round < 20000; ++round) {
+        std::string text(random() % 400, 'a');
+        const unsigned density = 2 + random() % 60;
+        for (char& c : text) {
+            if (random() % density == 0) c = bytes[random() % sizeof bytes];
+        }
+        const uint64_t max = random() % 3 == 0 ? UINT64_MAX : random() % 20;
+        const size_t from = text.empty() ? 0 : random() % text.size();
+        const char* fast = text.data() + from;
+        const char* plain = fast;
+        const uint64_t n = detail::scan::skipPlainLines(fast, text.data() + text.size(), max);
+        ASSERT_EQ(n, skipPlainly(plain, text.data() + text.size(), max)) << text;
+        ASSERT_EQ(fast, plain) << text;
+    }
+}
+
+}  // namespace
+}  // namespace perfmarker::atp
