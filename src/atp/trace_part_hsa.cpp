@@ -74,18 +74,9 @@ public:
 protected:
     bool announce(const JoinedLine& joined, SectionContext& context,
                   std::string& error) override {
-        const scan::ApiText* api = joined.api;  // already split when read ahead
-        if (api == nullptr) {
-            if (!scan::parseApiText(joined.apiText, m_api)) {
-                error = expectedGot(context, joined.apiLine,
-                                    "an API line '[Ret = ]name ( params )'", joined.apiText);
-                return false;
-            }
-            api = &m_api;
-            scan::splitParams(m_api.params, m_call.params, m_api.line);
-        } else {
-            m_call.params.assign(joined.params, joined.params + joined.paramCount);
-        }
+        const scan::ApiText* api = splitJoinedApiLine(
+            joined, context, "an API line '[Ret = ]name ( params )'", m_api, m_call.params, error);
+        if (api == nullptr) return false;
         m_call.tid = joined.tid;
         m_call.index = joined.index;
         m_call.name = api->name;

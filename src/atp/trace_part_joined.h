@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "atp/trace_part_common.h"
 
@@ -39,6 +40,14 @@ struct JoinedLine {
     const std::string_view* params = nullptr;
     size_t paramCount = 0;
 };
+
+// The API line of `joined`, split: as the reading thread split it, or split here into `own`.
+// Its parameters go to `params`. Null, with `error` naming the line and `expected`, when the
+// text is not an API line.
+const scan::ApiText* splitJoinedApiLine(const JoinedLine& joined, const SectionContext& context,
+                                        std::string_view expected, scan::ApiText& own,
+                                        std::vector<std::string_view>& params,
+                                        std::string& error);
 
 class JoinedApiPart : public AtpPart {
 public:

@@ -59,18 +59,9 @@ protected:
 
 private:
     bool readApiLine(const JoinedLine& joined, SectionContext& context, std::string& error) {
-        const scan::ApiText* api = joined.api;  // already split when read ahead
-        if (api == nullptr) {
-            if (!scan::parseApiText(joined.apiText, m_api)) {
-                error = expectedGot(context, joined.apiLine,
-                                    "an API line 'Ret = Name ( params )'", joined.apiText);
-                return false;
-            }
-            api = &m_api;
-            scan::splitParams(m_api.params, m_call.params, m_api.line);
-        } else {
-            m_call.params.assign(joined.params, joined.params + joined.paramCount);
-        }
+        const scan::ApiText* api = splitJoinedApiLine(
+            joined, context, "an API line 'Ret = Name ( params )'", m_api, m_call.params, error);
+        if (api == nullptr) return false;
         m_call.tid = joined.tid;
         m_call.index = joined.index;
         m_call.name = api->name;
