@@ -1,11 +1,13 @@
 #include "cli/merge_step.h"
 
+#include <algorithm>
+
 #include "atp/merge.h"
 #include "atp/session_merge.h"
 
 namespace perfmarker::cli {
 
-MergeReport mergeSessionLeftovers(const MergeJob& job) {
+MergeReport mergeSessionLeftovers(const MergeJob& job, const std::vector<long>& markerOnlyPids) {
     MergeReport report;
     atp::SessionDirListing listing;
     std::string error;
@@ -13,6 +15,9 @@ MergeReport mergeSessionLeftovers(const MergeJob& job) {
         report.processes.push_back(ProcessMerge{0, "", error});
         return report;
     }
+    for (long pid : markerOnlyPids) listing.pids.push_back(static_cast<uint64_t>(pid));
+    std::sort(listing.pids.begin(), listing.pids.end());
+    listing.pids.erase(std::unique(listing.pids.begin(), listing.pids.end()), listing.pids.end());
     for (uint64_t pid : listing.pids) {
         const long p = static_cast<long>(pid);
         atp::AtpHeader header;

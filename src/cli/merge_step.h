@@ -1,10 +1,6 @@
 // The merge step as the launcher sees it: turn whatever the agents and marker libraries left in
-// a session directory into one `.atp` per process.
-//
-// INTEGRATION SEAM: mergeSessionLeftovers() (merge_step.cpp) is the one function that reaches
-// into the trace format module (src/atp/merge.h: listSessionPids and mergeProcess). Until that
-// module lands it only lists the processes that left fragments and reports them as not merged,
-// so `perfmarker trace` keeps the session directory and says why.
+// a session directory into one `.atp` per process. mergeSessionLeftovers() (merge_step.cpp) is
+// the one function that reaches into the trace format module (src/atp/merge.h).
 #pragma once
 
 #include <cstdint>
@@ -47,9 +43,12 @@ struct MergeReport {
     std::vector<ProcessMerge> processes;
 };
 
-// Merges every process that has fragments in job.sessionDir, writing job.outputBase(pid) +
-// ".atp" and deleting what it consumed. Files of other processes and foreign files are left
-// alone.
-MergeReport mergeSessionLeftovers(const MergeJob& job);
+// Merges every process that has fragments in job.sessionDir, and every process in
+// `markerOnlyPids` (its marker library finished its own file, and no agent wrote an `.atp`:
+// an application that records markers without making OpenCL or HSA calls), writing
+// job.outputBase(pid) + ".atp" and deleting what it consumed. Files of other processes and
+// foreign files are left alone.
+MergeReport mergeSessionLeftovers(const MergeJob& job,
+                                  const std::vector<long>& markerOnlyPids = {});
 
 }  // namespace perfmarker::cli

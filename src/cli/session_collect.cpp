@@ -61,6 +61,25 @@ long effectiveMainPid(long mainPid, const std::vector<SessionFile>& files) {
     return pids.size() == 1 ? *pids.begin() : -1;
 }
 
+// Processes whose marker library wrote its finished file and for which no `.atp` exists: no
+// agent ran in them (they made no OpenCL or HSA calls), so the markers go into an `.atp` of
+// their own, as `-o` asked.
+std::vector<long> markerOnlyPids(const std::string& dir) {
+    std::set<long> withAtp;
+    std::set<long> withMarkers;
+    for (const SessionFile& file : listSessionFiles(dir)) {
+        if (file.ext == "atp") withAtp.insert(file.pid);
+        if (file.ext == "clperfmarker" || file.ext == "amdtperfmarker") {
+            withMarkers.insert(file.pid);
+        }
+    }
+    std::vector<long> pids;
+    for (long pid : withMarkers) {
+        if (withAtp.count(pid) == 0) pids.push_back(pid);
+    }
+    return pids;
+}
+
 void runMerge(const CollectRequest& request, CollectResult& result, std::ostream& log) {
     ProgressLine progress(request.progress, isatty(STDERR_FILENO) != 0);
     MergeJob job;
@@ -73,7 +92,7 @@ void runMerge(const CollectRequest& request, CollectResult& result, std::ostream
     job.progress = [&progress](long pid, uint64_t done, uint64_t total) {
         progress.update(pid, done, total);
     };
-    const MergeReport report = mergeSessionLeftovers(job);
+    const MergeReport report = mergeSessionLeftovers(job, markerOnlyPids(request.sessionDir));
     progress.finish();
     for (const ProcessMerge& process : report.processes) {
         if (!process.error.empty()) {

@@ -248,6 +248,56 @@ TEST_F(Launcher, PidTokenInTheOutputNamesEveryProcess) {
     EXPECT_EQ(mainTraces, 1u);
 }
 
+// An application that records markers but makes no OpenCL or HSA call (so no agent runs in
+// it): its markers still end up in the `.atp` that `-o` names, in the Perfmarker section, and the
+// tools read them. The real marker samples, one per library.
+TEST_F(Launcher, MarkerOnlyApplicationGetsAnAtpWithItsMarkers) {
+#if defined(PERFMARKER_CL_MARKERS_PATH) && defined(PERFMARKER_SCOPED_MARKERS_PATH)
+    const struct {
+        const char* app;
+        const char* library;
+        const char* marker;
+    } samples[] = {{PERFMARKER_CL_MARKERS_PATH, "clperfmarker", "Parse&nbsp;arguments"},
+                   {PERFMARKER_SCOPED_MARKERS_PATH, "amdtperfmarker", "Load&nbsp;cache"}};
+    for (const auto& sample : samples) {
+        SCOPED_TRACE(sample.app);
+        const std::string out = m_out + "/" + sample.library;
+        fs::create_directories(out);
+        const ProcessResult result = run({"trace", "-o", out + "/run.atp", "--", sample.app});
+        ASSERT_EQ(result.exitCode, 0) << result.err;
+        std::vector<std::string> names;
+        for (const auto& entry : fs::directory_iterator(out)) {
+            names.push_back(entry.path().filename().string());
+        }
+        EXPECT_EQ(names, std::vector<std::string>{"run.atp"}) << result.err;
+        const std::string atp = readFile(out + "/run.atp");
+        EXPECT_EQ(atp.rfind("TraceFileVersion=", 0), 0u) << atp.substr(0, 200);
+        EXPECT_NE(atp.find("=====Perfmarker Output====="), std::string::npos) << atp;
+        EXPECT_NE(atp.find(sample.marker), std::string::npos) << atp;
+        EXPECT_NE(result.err.find("wrote " + out + "/run.atp"), std::string::npos) << result.err;
+
+        const ProcessResult summary = run({"summary", "--format", "csv", out + "/run.atp"});
+        EXPECT_EQ(summary.exitCode, 0) << summary.err;
+        std::string plain = sample.marker;
+        plain.replace(plain.find("&nbsp;"), 6, " ");
+        EXPECT_NE(summary.out.find(plain), std::string::npos) << summary.out;
+    }
+#else
+    GTEST_SKIP() << "the marker samples are not built";
+#endif
+}
+
+// A marker file the merge cannot read is not thrown away: it is moved next to the output under
+// its own name, and the launcher says why there is no `.atp`.
+TEST_F(Launcher, UnreadableMarkerFileWithoutAtpIsKept) {
+    const ProcessResult result = trace({"write-marker-file-only"});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    const std::vector<std::string> entries = outDirEntries();
+    EXPECT_EQ(entries, std::vector<std::string>{"t.clperfmarker"}) << result.err;
+    EXPECT_EQ(readFile(m_out + "/t.clperfmarker"), "not a marker section\n");
+    EXPECT_NE(result.err.find("no .atp written"), std::string::npos) << result.err;
+}
+
 // A SIGTERM sent to the launcher reaches the application, and the launcher still exits with the
 // application's status. The launcher is started with SIGTERM blocked, as some job runners do:
 // it must take the signal anyway (the application keeps the mask it inherited).

@@ -7,6 +7,7 @@
 //   session-dir          prints the permission bits of $PERFMARKER_TMPDIR (octal)
 //   pwd                  prints the working directory
 //   write-session-files  writes the per-process files an agent would leave (see below)
+//   write-marker-file-only  writes only a marker file, one that is not a Perfmarker section
 //   wait-signal FILE     creates FILE, then waits for SIGTERM; prints "got SIGTERM", exits 42
 #include <signal.h>
 #include <sys/stat.h>
@@ -62,6 +63,17 @@ int writeSessionFiles() {
     return ok ? 0 : 1;
 }
 
+// Only a marker file, and one that is not a Perfmarker section: what a broken or foreign
+// library could leave.
+int writeMarkerFileOnly() {
+    const char* output = std::getenv("PERFMARKER_OUTPUT");
+    if (output == nullptr) return 1;
+    std::string base = output;
+    const std::string token = "___PID___";
+    base.replace(base.find(token), token.size(), std::to_string(getpid()));
+    return writeFile(base + ".clperfmarker", "not a marker section\n") ? 0 : 1;
+}
+
 volatile sig_atomic_t g_gotTerm = 0;
 
 int waitForSignal(const char* readyFile) {
@@ -111,6 +123,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (command == "write-session-files") return writeSessionFiles();
+    if (command == "write-marker-file-only") return writeMarkerFileOnly();
     if (command == "wait-signal" && argc > 2) return waitForSignal(argv[2]);
     std::fprintf(stderr, "cli_probe_app: unknown command '%s'\n", command.c_str());
     return 2;
