@@ -35,9 +35,6 @@ std::string tooLong(std::string_view name, uint64_t line) {
 class LineSource : public LineCursor {
 public:
     virtual int64_t offset() const = 0;
-    // Passes over up to `max` lines that are neither blank nor section lines (AtpPart::
-    // skippable()) among those already in memory; returns how many.
-    virtual uint64_t skipLines(uint64_t max) = 0;
 };
 
 // Lines of a byte stream read in chunks: one buffer, reused; a line is a view into it.
@@ -71,19 +68,6 @@ public:
 
     std::string error() const override { return m_error; }
     int64_t offset() const override { return m_offset; }
-
-    uint64_t skipLines(uint64_t max) override {
-        // (A buffer grown beyond the longest line could hold a line too long to accept.)
-        if (m_buffer.size() > kMaxTraceLineBytes || !m_error.empty()) return 0;
-        const char* base = m_buffer.data();
-        const char* p = base + m_begin;
-        const uint64_t skipped = scan::skipPlainLines(p, base + m_end, max);
-        const auto next = static_cast<size_t>(p - base);
-        m_offset += static_cast<int64_t>(next - m_begin);
-        m_begin = m_scan = next;
-        m_line += skipped;
-        return skipped;
-    }
 
 private:
     bool take(size_t stop, size_t next, std::string_view& line, uint64_t& lineNumber) {
@@ -163,19 +147,6 @@ public:
     std::string error() const override { return m_error; }
     int64_t offset() const override { return static_cast<int64_t>(m_pos); }
     bool linesStay() const override { return true; }
-
-    uint64_t skipLines(uint64_t max) override {
-        if (m_pos >= m_data.size() || !m_error.empty()) return 0;
-        // A chunk at a time: a line that does not end in it is left to next(), which checks
-        // its length.
-        const char* base = m_data.data();
-        const char* p = base + m_pos;
-        const char* end = base + std::min(m_data.size(), m_pos + kChunkBytes);
-        const uint64_t skipped = scan::skipPlainLines(p, end, max);
-        m_pos = static_cast<size_t>(p - base);
-        m_line += skipped;
-        return skipped;
-    }
 
 private:
     std::string_view m_data;
@@ -324,10 +295,6 @@ public:
         return true;
     }
 
-    // Lines the current section's part would take unseen (AtpPart::skippable()).
-    uint64_t skippable() const { return m_part != nullptr ? m_part->skippable() : 0; }
-    void skipped(uint64_t lines) { m_part->skipped(lines); }
-
     bool endSection(uint64_t number, std::string& error) {
         AtpPart* part = m_part;
         m_part = nullptr;
@@ -411,13 +378,6 @@ bool TraceParser::Impl::run(LineSource& source, Context& context, std::string& e
     uint64_t number = 0;
     while (source.next(line, number)) {
         if (!pass.line(line, number, source, error)) return false;
-        if (const uint64_t most = pass.skippable(); most > 0) {
-            const uint64_t skipped = source.skipLines(most);
-            if (skipped > 0) {
-                number += skipped;
-                pass.skipped(skipped);
-            }
-        }
     }
     error = source.error();
     if (!error.empty()) return false;

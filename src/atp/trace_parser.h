@@ -116,12 +116,6 @@ public:
     // The parse of an input is over: after endFile(), after an error, or while an exception from
     // a listener leaves the parser. Let go of everything that reads the input (threads, cursors).
     virtual void endInput() {}
-    // How many of the next lines the part would take without looking at them (entries of a
-    // block it only counts). The parser may then pass over up to that many lines that are
-    // neither blank nor section lines and report how many with skipped(), instead of calling
-    // line() for each.
-    virtual uint64_t skippable() const { return 0; }
-    virtual void skipped(uint64_t lines) { (void)lines; }
 };
 
 // The OpenCL, HSA, Perfmarker and Stack Trace parts of spec §1-4 and §6.

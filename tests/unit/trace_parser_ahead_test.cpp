@@ -1,17 +1,14 @@
 // The streaming .atp reader with its second thread (src/atp/trace_part_ahead.h): an API section
 // read again ahead of its Timestamp section gives the same records, warnings and errors, in the
 // same order and on the calling thread, as one read on the parsing thread; the thread stops when
-// the parse ends early (an error, a listener's exception). Also the first pass that only counts
-// the entry lines of an API section (scan::skipPlainLines()).
+// the parse ends early (an error, a listener's exception).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -337,38 +334,6 @@ TEST(ReadAhead, StopsWhereverItIs) {
         std::unique_ptr<LineCursor> cursor = std::make_unique<ListCursor>(lines, "");
         detail::ReadAhead ahead(cursor);
         for (int i = 0; i < taken; ++i) ASSERT_NE(ahead.next(), nullptr);
-    }
-}
-
-// ---- the first pass ----------------------------------------------------------------------
-
-uint64_t skipPlainly(const char*& p, const char* end, uint64_t max) {
-    uint64_t count = 0;
-    while (count < max && p < end && detail::scan::plainStart(*p)) {
-        const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
-        if (nl == nullptr) break;
-        p = nl + 1;
-        ++count;
-    }
-    return count;
-}
-
-TEST(TraceParserScan, SkipPlainLinesMatchesThePlainDefinition) {
-    std::mt19937 random(7);
-    const char bytes[] = {'a', 'b', '\n', ' ', '\t', '\r', '=', '(', '\n', 'x'};
-    for (int round = 0; round < 20000; ++round) {
-        std::string text(random() % 400, 'a');
-        const unsigned density = 2 + random() % 60;
-        for (char& c : text) {
-            if (random() % density == 0) c = bytes[random() % sizeof bytes];
-        }
-        const uint64_t max = random() % 3 == 0 ? UINT64_MAX : random() % 20;
-        const size_t from = text.empty() ? 0 : random() % text.size();
-        const char* fast = text.data() + from;
-        const char* plain = fast;
-        const uint64_t n = detail::scan::skipPlainLines(fast, text.data() + text.size(), max);
-        ASSERT_EQ(n, skipPlainly(plain, text.data() + text.size(), max)) << text;
-        ASSERT_EQ(fast, plain) << text;
     }
 }
 
