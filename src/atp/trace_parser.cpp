@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <istream>
+#include <mutex>
 #include <system_error>
 
 #include "atp/trace_part_common.h"
@@ -35,9 +36,15 @@ std::string tooLong(std::string_view name, uint64_t line) {
 class LineSource : public LineCursor {
 public:
     virtual int64_t offset() const = 0;
+    // Passes over up to `max` lines that are neither blank nor section lines (AtpPart::
+    // skippable()) among those already in memory; returns how many.
+    virtual uint64_t skipLines(uint64_t max) = 0;
 };
 
-// Lines of a byte stream read in chunks: one buffer, reused; a line is a view into it.
+// Lines of a byte stream read in chunks: one buffer, reused; a line is a view into it. Once a
+// buffer is held (holdBuffer()), it is not written before the last line in it, and the source
+// goes on in another buffer when it would move or grow it; buffers no longer held go back to a
+// pool and are used again.
 class ChunkedSource final : public LineSource {
 public:
     // Bytes read into the buffer, 0 at the end, -1 on error (errno set).
@@ -46,12 +53,12 @@ public:
     ChunkedSource(ReadFn read, std::string name, int64_t offset, uint64_t firstLine)
         : m_read(std::move(read)), m_name(std::move(name)), m_offset(offset),
           m_line(firstLine - 1) {
-        m_buffer.resize(kChunkBytes);
+        m_buffer = m_pool->take(kChunkBytes);
     }
 
     bool next(std::string_view& line, uint64_t& lineNumber) override {
         for (;;) {
-            const char* base = m_buffer.data();
+            const char* base = m_buffer->data();
             const char* nl = scan::findByte(base + m_scan, base + m_end, '\n');
             if (nl != base + m_end) {
                 const size_t stop = static_cast<size_t>(nl - base);
@@ -68,14 +75,74 @@ public:
 
     std::string error() const override { return m_error; }
     int64_t offset() const override { return m_offset; }
+    std::shared_ptr<const void> holdBuffer() override {
+        m_held = true;
+        return m_buffer;
+    }
+    uint64_t bufferSerial() const override { return m_serial; }
+
+    uint64_t skipLines(uint64_t max) override {
+        // (A buffer grown beyond the longest line could hold a line too long to accept.)
+        if (m_buffer->size() > kMaxTraceLineBytes || !m_error.empty()) return 0;
+        const char* base = m_buffer->data();
+        const char* p = base + m_begin;
+        const uint64_t skipped = scan::skipPlainLines(p, base + m_end, max);
+        const auto next = static_cast<size_t>(p - base);
+        m_offset += static_cast<int64_t>(next - m_begin);
+        m_begin = m_scan = next;
+        m_line += skipped;
+        return skipped;
+    }
 
 private:
+    using Buffer = std::vector<char>;
+
+    // Buffers no longer held, for the next one the source needs (the last owner of a buffer
+    // may be on another thread).
+    class Pool {
+    public:
+        // A buffer of at least `size` bytes, given back here when its last owner lets go.
+        std::shared_ptr<Buffer> take(size_t size) {
+            std::unique_ptr<Buffer> buffer;
+            {
+                const std::lock_guard<std::mutex> lock(m_mutex);
+                if (!m_free.empty()) {
+                    buffer = std::move(m_free.back());
+                    m_free.pop_back();
+                }
+            }
+            if (!buffer) buffer = std::make_unique<Buffer>();
+            if (buffer->size() < size) buffer->resize(size);
+            std::weak_ptr<Pool> pool = m_self;
+            return std::shared_ptr<Buffer>(buffer.release(), [pool](Buffer* back) {
+                std::unique_ptr<Buffer> owned(back);
+                if (auto alive = pool.lock()) alive->giveBack(std::move(owned));
+            });
+        }
+        static std::shared_ptr<Pool> make() {
+            auto pool = std::make_shared<Pool>();
+            pool->m_self = pool;
+            return pool;
+        }
+
+    private:
+        void giveBack(std::unique_ptr<Buffer> buffer) {
+            if (buffer->size() > kChunkBytes) return;  // one grown for a long line: let it go
+            const std::lock_guard<std::mutex> lock(m_mutex);
+            m_free.push_back(std::move(buffer));
+        }
+
+        std::mutex m_mutex;
+        std::vector<std::unique_ptr<Buffer>> m_free;
+        std::weak_ptr<Pool> m_self;
+    };
+
     bool take(size_t stop, size_t next, std::string_view& line, uint64_t& lineNumber) {
         if (stop - m_begin > kMaxTraceLineBytes) {
             m_error = tooLong(m_name, m_line + 1);
             return false;
         }
-        line = std::string_view(m_buffer.data() + m_begin, stop - m_begin);
+        line = std::string_view(m_buffer->data() + m_begin, stop - m_begin);
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         m_offset += static_cast<int64_t>(next - m_begin);
         m_begin = m_scan = next;
@@ -83,22 +150,38 @@ private:
         return true;
     }
 
-    // Moves the partial line to the front, grows the buffer for a long line, reads more.
+    // Moves the partial line to the front (to a new buffer, when this one is held), grows the
+    // buffer for a long line, reads more.
     bool fill() {
-        if (m_begin > 0) {
-            std::memmove(m_buffer.data(), m_buffer.data() + m_begin, m_end - m_begin);
+        if (m_end == m_buffer->size() && m_begin == 0 && m_buffer->size() > kMaxTraceLineBytes) {
+            m_error = tooLong(m_name, m_line + 1);
+            return false;
+        }
+        if (m_held && m_end == m_buffer->size()) {
+            // (A buffer is held once a line was taken from it, so the partial line does not
+            // start at its front and fits into a buffer of the same size, with room to spare.)
+            const size_t size = m_begin > 0 ? m_buffer->size()
+                                            : std::min(m_buffer->size() * 2, kMaxTraceLineBytes + 2);
+            std::shared_ptr<Buffer> fresh = m_pool->take(size);
+            std::memcpy(fresh->data(), m_buffer->data() + m_begin, m_end - m_begin);
+            m_buffer = std::move(fresh);
+            m_held = false;
+            ++m_serial;
             m_end -= m_begin;
             m_scan -= m_begin;
             m_begin = 0;
-        }
-        if (m_end == m_buffer.size()) {
-            if (m_buffer.size() > kMaxTraceLineBytes) {
-                m_error = tooLong(m_name, m_line + 1);
-                return false;
+        } else if (!m_held) {
+            if (m_begin > 0) {
+                std::memmove(m_buffer->data(), m_buffer->data() + m_begin, m_end - m_begin);
+                m_end -= m_begin;
+                m_scan -= m_begin;
+                m_begin = 0;
             }
-            m_buffer.resize(std::min(m_buffer.size() * 2, kMaxTraceLineBytes + 2));
+            if (m_end == m_buffer->size()) {
+                m_buffer->resize(std::min(m_buffer->size() * 2, kMaxTraceLineBytes + 2));
+            }
         }
-        const ssize_t n = m_read(m_buffer.data() + m_end, m_buffer.size() - m_end);
+        const ssize_t n = m_read(m_buffer->data() + m_end, m_buffer->size() - m_end);
         if (n < 0) {
             m_error = m_name + ":" + std::to_string(m_line + 1) +
                       ": read error: " + std::generic_category().message(errno);
@@ -111,10 +194,13 @@ private:
 
     ReadFn m_read;
     std::string m_name;
-    std::vector<char> m_buffer;
-    size_t m_begin = 0;  // start of the next line
-    size_t m_scan = 0;   // where the search for '\n' goes on
-    size_t m_end = 0;    // end of the bytes read
+    std::shared_ptr<Pool> m_pool = Pool::make();
+    std::shared_ptr<Buffer> m_buffer;
+    bool m_held = false;    // holdBuffer() gave the buffer away since it became the current one
+    uint64_t m_serial = 0;  // of the current buffer
+    size_t m_begin = 0;     // start of the next line
+    size_t m_scan = 0;      // where the search for '\n' goes on
+    size_t m_end = 0;       // end of the bytes read
     int64_t m_offset = 0;
     uint64_t m_line = 0;
     bool m_eof = false;
@@ -147,6 +233,19 @@ public:
     std::string error() const override { return m_error; }
     int64_t offset() const override { return static_cast<int64_t>(m_pos); }
     bool linesStay() const override { return true; }
+
+    uint64_t skipLines(uint64_t max) override {
+        if (m_pos >= m_data.size() || !m_error.empty()) return 0;
+        // A chunk at a time: a line that does not end in it is left to next(), which checks
+        // its length.
+        const char* base = m_data.data();
+        const char* p = base + m_pos;
+        const char* end = base + std::min(m_data.size(), m_pos + kChunkBytes);
+        const uint64_t skipped = scan::skipPlainLines(p, end, max);
+        m_pos = static_cast<size_t>(p - base);
+        m_line += skipped;
+        return skipped;
+    }
 
 private:
     std::string_view m_data;
@@ -295,6 +394,10 @@ public:
         return true;
     }
 
+    // Lines the current section's part would take unseen (AtpPart::skippable()).
+    uint64_t skippable() const { return m_part != nullptr ? m_part->skippable() : 0; }
+    void skipped(uint64_t lines) { m_part->skipped(lines); }
+
     bool endSection(uint64_t number, std::string& error) {
         AtpPart* part = m_part;
         m_part = nullptr;
@@ -378,6 +481,13 @@ bool TraceParser::Impl::run(LineSource& source, Context& context, std::string& e
     uint64_t number = 0;
     while (source.next(line, number)) {
         if (!pass.line(line, number, source, error)) return false;
+        if (const uint64_t most = pass.skippable(); most > 0) {
+            const uint64_t skipped = source.skipLines(most);
+            if (skipped > 0) {
+                number += skipped;
+                pass.skipped(skipped);
+            }
+        }
     }
     error = source.error();
     if (!error.empty()) return false;

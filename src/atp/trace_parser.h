@@ -87,6 +87,13 @@ public:
     // Whether a line's view stays valid after the next call, while the input lives (lines of
     // a buffer in memory); otherwise it is valid until the next call only.
     virtual bool linesStay() const { return false; }
+    // For a reader on another thread (trace_part_ahead.h), of a cursor whose lines do not stay:
+    // holdBuffer() keeps the buffer that the last line lies in (with every later line in it)
+    // unchanged while the returned owner lives, and the cursor reads on into other buffers;
+    // bufferSerial() changes whenever a line lies in another buffer than the line before it.
+    // Null when the cursor cannot hold its buffers (its lines are then copied).
+    virtual std::shared_ptr<const void> holdBuffer() { return nullptr; }
+    virtual uint64_t bufferSerial() const { return 0; }
 };
 
 // The longest line the reader accepts (a longer one is an error, not an allocation).
@@ -116,6 +123,12 @@ public:
     // The parse of an input is over: after endFile(), after an error, or while an exception from
     // a listener leaves the parser. Let go of everything that reads the input (threads, cursors).
     virtual void endInput() {}
+    // How many of the next lines the part would take without looking at them (entries of a
+    // block it only counts). The parser may then pass over up to that many lines that are
+    // neither blank nor section lines and report how many with skipped(), instead of calling
+    // line() for each.
+    virtual uint64_t skippable() const { return 0; }
+    virtual void skipped(uint64_t lines) { (void)lines; }
 };
 
 // The OpenCL, HSA, Perfmarker and Stack Trace parts of spec §1-4 and §6.

@@ -13,6 +13,7 @@ void ReadAhead::Batch::clear() {
         text.reserve(kBatchBytes);
     }
     text.clear();
+    holds.clear();
     lines.clear();
     params.clear();
     end = ended = false;
@@ -25,7 +26,6 @@ ReadAhead::ReadAhead(std::unique_ptr<LineCursor>& cursor) : m_linesStay(cursor->
     for (size_t i = 0; i < kBatches; ++i) {
         m_batches.push_back(std::make_unique<Batch>());
         Batch& batch = *m_batches.back();
-        if (!m_linesStay) batch.text.reserve(kBatchBytes);
         batch.lines.reserve(kBatchLines);
         m_free.push_back(&batch);
     }
@@ -148,7 +148,20 @@ bool ReadAhead::fill(Batch& batch) {
 // False when the batch is full (the line goes into the next one).
 bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
     if (batch.lines.size() == kBatchLines) return false;
-    if (!m_linesStay) {
+    if (!m_copy && !m_linesStay) {
+        const uint64_t serial = m_cursor->bufferSerial();
+        if (batch.holds.empty() || serial != batch.heldSerial) {
+            std::shared_ptr<const void> hold = m_cursor->holdBuffer();
+            if (hold) {
+                batch.holds.push_back(std::move(hold));
+                batch.heldSerial = serial;
+            } else {
+                m_copy = true;  // from this line on
+            }
+        }
+    }
+    if (m_copy) {
+        if (batch.text.capacity() < kBatchBytes) batch.text.reserve(kBatchBytes);
         if (batch.text.size() + text.size() > batch.text.capacity()) {
             if (!batch.lines.empty()) return false;
             batch.text.reserve(text.size());  // a long line alone in a batch

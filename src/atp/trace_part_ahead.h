@@ -4,8 +4,10 @@
 // The thread takes the lines of the section from a LineCursor (trimmed, blank lines left out,
 // up to the next section line or the end of the input), splits each one that is an API line
 // (scan::parseApiText(), scan::appendParams()) and hands them over in batches through a queue of
-// kBatches; the parsing thread takes them in order. Memory is bounded by the batches, never by
-// the section. The thread only reads: what a line means (block structure, errors, records)
+// kBatches; the parsing thread takes them in order. A batch keeps the cursor's buffers its lines
+// lie in (LineCursor::holdBuffer()), so that the text is not copied; only the lines of a cursor
+// that cannot hold its buffers are copied into the batch. Memory is bounded by the batches
+// and the buffers they hold, never by the section. The thread only reads: what a line means (block structure, errors, records)
 // is decided on the parsing thread, from the same lines in the same order as without it.
 //
 // Concurrency: a batch belongs to the reading thread from the free list until it is queued,
@@ -68,7 +70,9 @@ public:
 
 private:
     struct alignas(64) Batch {  // (one filled while the one before is read)
-        std::string text;       // copies of the lines (when they do not stay), never reallocated
+        std::string text;       // copies of the lines (m_copy), never reallocated
+        std::vector<std::shared_ptr<const void>> holds;  // the cursor's buffers of the lines
+        uint64_t heldSerial = 0;                          // the cursor's last one of them
         std::vector<Line> lines;
         std::vector<std::string_view> params;
         bool end = false;    // the section ends after these lines
@@ -90,6 +94,7 @@ private:
     // bounce between the cores.
     alignas(64) std::unique_ptr<LineCursor> m_cursor;  // used by the reading thread only
     bool m_linesStay;
+    bool m_copy = false;  // lines neither stay nor can be held: copied into the batch's text
     // A line that did not fit into the previous batch (its view is still valid: the cursor has
     // not been asked again since).
     bool m_pending = false;

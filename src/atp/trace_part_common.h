@@ -66,6 +66,13 @@ public:
     uint64_t count() const { return m_count; }
     uint64_t index() const { return m_count - m_remaining - 1; }  // of the entry just fed
     bool inBlock() const { return m_state != State::Tid; }
+    // The entry lines still to come in the current block (0 outside the entries).
+    uint64_t entriesLeft() const { return m_state == State::Entries ? m_remaining : 0; }
+    // As if feed() had been given `n` <= entriesLeft() entry lines.
+    void skipEntries(uint64_t n) {
+        m_remaining -= n;
+        if (m_remaining == 0) m_state = State::Tid;
+    }
 
 private:
     enum class State { Tid, Count, Entries };

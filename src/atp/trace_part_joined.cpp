@@ -212,6 +212,12 @@ bool JoinedApiPart::endSection(uint64_t lineNumber, SectionContext& context, std
 
 void JoinedApiPart::endInput() { m_api.reset(); }
 
+uint64_t JoinedApiPart::skippable() const {
+    return m_current == m_apiKind && !m_buffering ? m_blocks.entriesLeft() : 0;
+}
+
+void JoinedApiPart::skipped(uint64_t lines) { m_blocks.skipEntries(lines); }
+
 bool JoinedApiPart::endFile(SectionContext& context, std::string& error) {
     const bool ok = !m_apiPending || announceUntimed(context, error);
     m_api.reset();

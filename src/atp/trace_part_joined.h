@@ -6,7 +6,8 @@
 // one line of each is held at a time. An input that cannot be read again (a stream) has its
 // API section kept in memory instead. An API section of at least SectionContext::
 // readAheadBytes() is read again on a second thread (trace_part_ahead.h), which splits its lines
-// ahead of the Timestamp section. Leniencies (each one a warning, spec §11.3):
+// ahead of the Timestamp section; on the first pass, the entry lines of its blocks are only
+// counted (skippable()). Leniencies (each one a warning, spec §11.3):
 //   * more timestamp lines than API lines in a block: the extra ones are skipped;
 //   * fewer timestamp lines or blocks: the calls without one are announced with zero times;
 //   * an API section without a Timestamp section after it: its calls are announced with zero
@@ -61,6 +62,8 @@ public:
     bool endSection(uint64_t lineNumber, SectionContext& context, std::string& error) override;
     bool endFile(SectionContext& context, std::string& error) override;
     void endInput() override;
+    uint64_t skippable() const override;
+    void skipped(uint64_t lines) override;
 
 protected:
     // Parses the pair and tells the listeners; false with `error` at a malformed line.

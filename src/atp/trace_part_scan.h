@@ -209,6 +209,49 @@ inline const char* findByte(const char* p, const char* end, char c) {
     return p;
 }
 
+// Whether a line starting with `c` is neither blank nor a section line once trimmed (trimText()
+// removes ' ', '\t' and '\r').
+inline bool plainStart(char c) {
+    return c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '=';
+}
+
+// Passes over at most `max` whole lines of [p, end) (each ending in '\n' inside it) that start
+// with a plain byte (plainStart()); returns how many, `p` moved to the first line not passed over.
+// The plain definition: while max > 0, *p is plain and a '\n' follows, p = that '\n' + 1.
+inline uint64_t skipPlainLines(const char*& p, const char* end, uint64_t max) {
+    if (max == 0 || p >= end || !plainStart(*p)) return 0;
+    uint64_t count = 0;
+    const char* line = p;  // the first line not passed over
+    // False when the line after the '\n' at `nl` is not to be passed over.
+    const auto passed = [&](const char* nl) {
+        line = nl + 1;
+        ++count;
+        return count < max && line < end && plainStart(*line);
+    };
+    const char* block = p;
+#if PERFMARKER_SCAN_SSE2
+    // Lines of 50 to 400 bytes: 64 bytes a step, and the line starts visited from the mask.
+    const __m128i newline = _mm_set1_epi8('\n');
+    for (; end - block >= 64; block += 64) {
+        uint64_t mask = maskOf(_mm_cmpeq_epi8(load16(block), newline)) |
+                        (uint64_t{maskOf(_mm_cmpeq_epi8(load16(block + 16), newline))} << 16) |
+                        (uint64_t{maskOf(_mm_cmpeq_epi8(load16(block + 32), newline))} << 32) |
+                        (uint64_t{maskOf(_mm_cmpeq_epi8(load16(block + 48), newline))} << 48);
+        for (; mask != 0; mask &= mask - 1) {
+            if (!passed(block + lowestBit(mask))) {
+                p = line;
+                return count;
+            }
+        }
+    }
+#endif
+    for (const char* nl = findByte(block, end, '\n'); nl != end; nl = findByte(nl + 1, end, '\n')) {
+        if (!passed(nl)) break;
+    }
+    p = line;
+    return count;
+}
+
 // ---- whitespace tokens ---------------------------------------------------------------------
 
 // splitFields() of ocl_timestamp.h: the runs of bytes other than ' ', '\t', '\r', '\n'.

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -86,6 +87,19 @@ inline void compareScanners(std::string_view text) {
         if (!equal) __builtin_trap();
     };
     std::vector<std::string_view> fast, reference;
+    {  // the first pass over an API section: whole lines that are neither blank nor sections
+        const char* p = text.data();
+        const char* end = p + text.size();
+        const char* q = p;
+        uint64_t plain = 0;
+        while (q < end && scan::plainStart(*q)) {
+            const void* nl = std::memchr(q, '\n', static_cast<size_t>(end - q));
+            if (nl == nullptr) break;
+            q = static_cast<const char*>(nl) + 1;
+            ++plain;
+        }
+        same(scan::skipPlainLines(p, end, UINT64_MAX) == plain && p == q);
+    }
     while (!text.empty()) {
         const size_t nl = text.find('\n');
         const std::string line(text.substr(0, nl));

@@ -1,14 +1,17 @@
 // The streaming .atp reader with its second thread (src/atp/trace_part_ahead.h): an API section
 // read again ahead of its Timestamp section gives the same records, warnings and errors, in the
 // same order and on the calling thread, as one read on the parsing thread; the thread stops when
-// the parse ends early (an error, a listener's exception).
+// the parse ends early (an error, a listener's exception). Also the first pass that only counts
+// the entry lines of an API section (scan::skipPlainLines()).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -55,6 +58,7 @@ struct Outcome {
     bool ok = false;
     std::string error;
     std::string log;
+    std::string params;  // of every OpenCL call, each followed by ';'
     size_t calls = 0;
 };
 
@@ -88,6 +92,9 @@ Outcome parseWith(const std::string& text, uint64_t readAhead, int how) {
         }
     }
     o.log = r.log;
+    for (const auto& call : r.ocl) {
+        for (const std::string& param : call.params) o.params.append(param).push_back(';');
+    }
     o.calls = r.ocl.size() + r.hsa.size();
     return o;
 }
@@ -102,6 +109,7 @@ Outcome sameEveryWay(const std::string& text) {
             EXPECT_EQ(o.ok, plain.ok);
             EXPECT_EQ(o.error, plain.error);
             EXPECT_TRUE(o.log == plain.log);  // (not printed: megabytes)
+            EXPECT_TRUE(o.params == plain.params);
         }
     }
     return plain;
@@ -143,6 +151,30 @@ TEST(TraceParserAhead, OddLinesInTheApiSection) {
     const Outcome o = sameEveryWay(text);
     EXPECT_TRUE(o.ok) << o.error;
     EXPECT_NE(o.log.find("p2"), std::string::npos);
+}
+
+// Lines longer than the buffer a file is read in (1 MiB), one at the start of the API section
+// and one deep inside it: the reading thread holds the buffers its lines lie in, so the file
+// source moves on to a larger buffer instead of growing one that is held (its lines are kept
+// as they were, never copied), and the records are the same every way.
+TEST(TraceParserAhead, LinesLongerThanTheFileBuffer) {
+    std::string text = bigTrace(300);
+    const std::string marker = "CL_SUCCESS = clFinish ( 0x20f4a30 )\n";
+    const std::string first = "CL_SUCCESS = clGetPlatformIDs ( 0;NULL;[1] )\n";
+    size_t at = text.find(first);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, first.size(),
+                 "CL_SUCCESS = clGetPlatformIDs ( 0;\"" + std::string(size_t{3} << 20, 'a') +
+                     "\";[1] )\n");
+    at = text.find(marker, text.size() / 6);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, marker.size(),
+                 "CL_SUCCESS = clFinish ( 0x20f4a30;" + std::string(size_t{5} << 19, 'b') + " )\n");
+    const Outcome o = sameEveryWay(text);
+    EXPECT_TRUE(o.ok) << o.error;
+    EXPECT_EQ(o.calls, 300u * 25);
+    EXPECT_NE(o.params.find(";\"" + std::string(size_t{3} << 20, 'a') + "\";"), std::string::npos);
+    EXPECT_NE(o.params.find(";" + std::string(size_t{5} << 19, 'b') + ";"), std::string::npos);
 }
 
 // An API line that is not one, deep inside a large section: only the join finds it; the
@@ -334,6 +366,38 @@ TEST(ReadAhead, StopsWhereverItIs) {
         std::unique_ptr<LineCursor> cursor = std::make_unique<ListCursor>(lines, "");
         detail::ReadAhead ahead(cursor);
         for (int i = 0; i < taken; ++i) ASSERT_NE(ahead.next(), nullptr);
+    }
+}
+
+// ---- the first pass ----------------------------------------------------------------------
+
+uint64_t skipPlainly(const char*& p, const char* end, uint64_t max) {
+    uint64_t count = 0;
+    while (count < max && p < end && detail::scan::plainStart(*p)) {
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+        if (nl == nullptr) break;
+        p = nl + 1;
+        ++count;
+    }
+    return count;
+}
+
+TEST(TraceParserScan, SkipPlainLinesMatchesThePlainDefinition) {
+    std::mt19937 random(7);
+    const char bytes[] = {'a', 'b', '\n', ' ', '\t', '\r', '=', '(', '\n', 'x'};
+    for (int round = 0; round < 20000; ++round) {
+        std::string text(random() % 400, 'a');
+        const unsigned density = 2 + random() % 60;
+        for (char& c : text) {
+            if (random() % density == 0) c = bytes[random() % sizeof bytes];
+        }
+        const uint64_t max = random() % 3 == 0 ? UINT64_MAX : random() % 20;
+        const size_t from = text.empty() ? 0 : random() % text.size();
+        const char* fast = text.data() + from;
+        const char* plain = fast;
+        const uint64_t n = detail::scan::skipPlainLines(fast, text.data() + text.size(), max);
+        ASSERT_EQ(n, skipPlainly(plain, text.data() + text.size(), max)) << text;
+        ASSERT_EQ(fast, plain) << text;
     }
 }
 
