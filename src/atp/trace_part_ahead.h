@@ -44,8 +44,8 @@ public:
     };
 
     static constexpr size_t kBatches = 4;
-    static constexpr size_t kBatchBytes = size_t{64} << 10;  // of copied text
-    static constexpr size_t kBatchLines = 1024;
+    static constexpr size_t kBatchBytes = size_t{256} << 10;  // of copied text
+    static constexpr size_t kBatchLines = 4096;
 
     // Starts the thread on `cursor` and takes it; when no thread can be started, leaves it
     // where it is and started() is false.
