@@ -158,10 +158,13 @@ private:
             return false;
         }
         if (m_held && m_end == m_buffer->size()) {
-            // (A buffer is held once a line was taken from it, so the partial line does not
-            // start at its front and fits into a buffer of the same size, with room to spare.)
-            const size_t size = m_begin > 0 ? m_buffer->size()
-                                            : std::min(m_buffer->size() * 2, kMaxTraceLineBytes + 2);
+            // A buffer is held once a line was taken from it, so the partial line does not start
+            // at its front: it fits into a buffer of this size with room to spare, and into one
+            // of the usual size unless it is long (a buffer grown for a long line is not kept).
+            const size_t partial = m_end - m_begin;
+            const size_t size =
+                m_begin > 0 ? std::min(std::max(kChunkBytes, 2 * partial), m_buffer->size())
+                            : std::min(m_buffer->size() * 2, kMaxTraceLineBytes + 2);
             std::shared_ptr<Buffer> fresh = m_pool->take(size);
             std::memcpy(fresh->data(), m_buffer->data() + m_begin, m_end - m_begin);
             m_buffer = std::move(fresh);

@@ -6,9 +6,10 @@
 // (scan::parseApiText(), scan::appendParams()) and hands them over in batches through a queue of
 // kBatches; the parsing thread takes them in order. A batch keeps the cursor's buffers its lines
 // lie in (LineCursor::holdBuffer()), so that the text is not copied; only the lines of a cursor
-// that cannot hold its buffers are copied into the batch. Memory is bounded by the batches
-// and the buffers they hold, never by the section. The thread only reads: what a line means (block structure, errors, records)
-// is decided on the parsing thread, from the same lines in the same order as without it.
+// that cannot hold its buffers are copied into the batch. Memory is bounded by the batches and
+// the buffers they hold, never by the section. The thread only reads: what a line means (block
+// structure, errors, records) is decided on the parsing thread, from the same lines in the same
+// order as without it.
 //
 // Concurrency: a batch belongs to the reading thread from the free list until it is queued,
 // then to the parsing thread until it goes back to the free list; m_mutex guards the two lists
