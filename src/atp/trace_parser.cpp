@@ -12,6 +12,7 @@
 #include <functional>
 #include <istream>
 #include <mutex>
+#include <new>
 #include <system_error>
 
 #include "atp/trace_part_common.h"
@@ -129,7 +130,10 @@ private:
         void giveBack(std::unique_ptr<Buffer> buffer) {
             if (buffer->size() > kChunkBytes) return;  // one grown for a long line: let it go
             const std::lock_guard<std::mutex> lock(m_mutex);
-            m_free.push_back(std::move(buffer));
+            try {
+                m_free.push_back(std::move(buffer));
+            } catch (const std::bad_alloc&) {  // (called from a destructor) the buffer goes
+            }
         }
 
         std::mutex m_mutex;
