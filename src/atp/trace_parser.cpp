@@ -157,36 +157,14 @@ private:
     // Moves the partial line to the front (to a new buffer, when this one is held), grows the
     // buffer for a long line, reads more.
     bool fill() {
-        if (m_end == m_buffer->size() && m_begin == 0 && m_buffer->size() > kMaxTraceLineBytes) {
-            m_error = tooLong(m_name, m_line + 1);
-            return false;
-        }
-        if (m_held && m_end == m_buffer->size()) {
-            // A buffer is held once a line was taken from it, so the partial line does not start
-            // at its front: it fits into a buffer of this size with room to spare, and into one
-            // of the usual size unless it is long (a buffer grown for a long line is not kept).
-            const size_t partial = m_end - m_begin;
-            const size_t size =
-                m_begin > 0 ? std::min(std::max(kChunkBytes, 2 * partial), m_buffer->size())
-                            : std::min(m_buffer->size() * 2, kMaxTraceLineBytes + 2);
-            std::shared_ptr<Buffer> fresh = m_pool->take(size);
-            std::memcpy(fresh->data(), m_buffer->data() + m_begin, m_end - m_begin);
-            m_buffer = std::move(fresh);
-            m_held = false;
-            ++m_serial;
-            m_end -= m_begin;
-            m_scan -= m_begin;
-            m_begin = 0;
-        } else if (!m_held) {
-            if (m_begin > 0) {
-                std::memmove(m_buffer->data(), m_buffer->data() + m_begin, m_end - m_begin);
-                m_end -= m_begin;
-                m_scan -= m_begin;
-                m_begin = 0;
+        // A held buffer is only left once it is full: the bytes after its last line are free.
+        if (m_held ? m_end == m_buffer->size() : m_begin > 0) moveToFront();
+        if (m_end == m_buffer->size()) {  // (then never held: moveToFront() took another one)
+            if (m_buffer->size() > kMaxTraceLineBytes) {
+                m_error = tooLong(m_name, m_line + 1);
+                return false;
             }
-            if (m_end == m_buffer->size()) {
-                m_buffer->resize(std::min(m_buffer->size() * 2, kMaxTraceLineBytes + 2));
-            }
+            m_buffer->resize(std::min(m_buffer->size() * 2, kMaxTraceLineBytes + 2));
         }
         const ssize_t n = m_read(m_buffer->data() + m_end, m_buffer->size() - m_end);
         if (n < 0) {
@@ -197,6 +175,25 @@ private:
         if (n == 0) m_eof = true;
         m_end += static_cast<size_t>(n);
         return true;
+    }
+
+    // The partial line [m_begin, m_end) to the front of the buffer, or of a new one of the usual
+    // size (or of this one's, for a long line) when this one is held.
+    void moveToFront() {
+        const size_t partial = m_end - m_begin;
+        if (m_held) {
+            std::shared_ptr<Buffer> fresh =
+                m_pool->take(std::min(std::max(kChunkBytes, 2 * partial), m_buffer->size()));
+            std::memcpy(fresh->data(), m_buffer->data() + m_begin, partial);
+            m_buffer = std::move(fresh);
+            m_held = false;
+            ++m_serial;
+        } else {
+            std::memmove(m_buffer->data(), m_buffer->data() + m_begin, partial);
+        }
+        m_end -= m_begin;
+        m_scan -= m_begin;
+        m_begin = 0;
     }
 
     ReadFn m_read;
