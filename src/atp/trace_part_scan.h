@@ -254,37 +254,58 @@ inline uint64_t skipPlainLines(const char*& p, const char* end, uint64_t max) {
 
 // ---- whitespace tokens ---------------------------------------------------------------------
 
+// The separators (SpaceBytes) among the 64 bytes at p.
+inline uint64_t spaceMask64(const char* p) {
+#if PERFMARKER_SCAN_SSE2
+    // Timestamp lines hold no bytes below ' ': one test for all 64 bytes, and then the
+    // separators are the spaces.
+    const __m128i a = load16(p), b = load16(p + 16), c = load16(p + 32), d = load16(p + 48);
+    const __m128i least = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(c, d));
+    const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)),
+                                           _mm_set1_epi8(0x1f));
+    if (maskOf(control) == 0) {
+        return maskOf(equal(a, ' ')) | (uint64_t{maskOf(equal(b, ' '))} << 16) |
+               (uint64_t{maskOf(equal(c, ' '))} << 32) | (uint64_t{maskOf(equal(d, ' '))} << 48);
+    }
+#endif
+    return maskOfBlock(SpaceBytes{}, Bounds{p, p + 64}, p, 64);
+}
+
 // splitFields() of ocl_timestamp.h: the runs of bytes other than ' ', '\t', '\r', '\n'.
 inline void splitTokens(std::string_view line, Fields& fields) {
     fields.clear();
     const char* p = line.data();
-    const Bounds bounds{p, p + line.size()};
-    // At most one field in two bytes; starts and ends alternate, so the k-th end closes the
-    // k-th field.
-    std::string_view* out = fields.room(line.size() / 2 + 1);
-    size_t started = 0;
-    size_t ended = 0;
-    uint64_t before = 1;  // whether the byte before the block is a separator
-    forEachBlock(SpaceBytes{}, bounds, p, line.size(),
-                 [&](size_t base, uint64_t space, size_t size) {
-                     if (size < 64) space |= ~uint64_t{0} << size;  // a separator after the end
-                     const uint64_t shifted = (space << 1) | before;
-                     before = space >> 63;
-                     for (uint64_t starts = ~space & shifted; starts != 0; starts &= starts - 1) {
-                         out[started++] = std::string_view(p + base + lowestBit(starts), 0);
-                     }
-                     for (uint64_t ends = space & ~shifted; ends != 0; ends &= ends - 1) {
-                         const char* begin = out[ended].data();
-                         out[ended++] = std::string_view(
-                             begin, static_cast<size_t>(p + base + lowestBit(ends) - begin));
-                     }
-                     return true;
-                 });
-    if (ended < started) {  // the line ends in a token at a block boundary
-        const char* begin = out[ended].data();
-        out[ended] = std::string_view(begin, static_cast<size_t>(p + line.size() - begin));
+    const size_t n = line.size();
+    // At most one field in two bytes. The edges of the separator runs alternate between the
+    // start of a field and its end.
+    std::string_view* const out = fields.room(n / 2 + 1);
+    size_t count = 0;
+    const char* start = nullptr;  // of the field whose end comes next (null: none)
+    uint64_t before = 1;          // whether the byte before the block is a separator
+    const auto visit = [&](size_t base, uint64_t space) {
+        uint64_t edges = space ^ ((space << 1) | before);
+        before = space >> 63;
+        for (; edges != 0; edges &= edges - 1) {
+            const char* at = p + base + lowestBit(edges);
+            if (start == nullptr) {
+                start = at;
+            } else {
+                out[count++] = std::string_view(start, static_cast<size_t>(at - start));
+                start = nullptr;
+            }
+        }
+    };
+    size_t base = 0;
+    for (; base + 64 <= n; base += 64) visit(base, spaceMask64(p + base));
+    if (base < n) {
+        const size_t rest = n - base;
+        // (a separator after the end closes the last field)
+        visit(base, maskOfBlock(SpaceBytes{}, Bounds{p, p + n}, p + base, rest) |
+                        (~uint64_t{0} << rest));
+    } else if (start != nullptr) {  // the line ends in a field at a block boundary
+        out[count++] = std::string_view(start, static_cast<size_t>(p + n - start));
     }
-    fields.grow(started);
+    fields.grow(count);
 }
 
 // The same into a vector (tests).
