@@ -8,13 +8,23 @@
 # Each reader is timed for its wall time and its CPU time (user + system, all threads: the
 # reader reads API sections ahead on a second thread; it is also run with --one-thread, without
 # it). A second build directory (e.g. one of the previous commit) is run on the same file in the
-# same run, for a side-by-side comparison.
+# same run, for a side-by-side comparison. The machines are shared and noisy: --runs N runs
+# every command N times, in turn (wc -l, then each reader, then again), and ends with the
+# median of each; the ratio is that of the medians.
 #
-# Usage: bash bench/read_rate.sh <build dir> [size in MB (default 1024)] [second build dir]
+# Usage: bash bench/read_rate.sh [--runs N (default 1)] <build dir> [size in MB (default 1024)]
+#                                [second build dir]
 set -euo pipefail
 
+usage='usage: read_rate.sh [--runs N] <build dir> [size MB] [second build dir]'
+rounds=1
+if [[ "${1:-}" == --runs ]]; then
+    rounds=${2:?$usage}
+    shift 2
+    [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "read_rate.sh: --runs takes a positive number" >&2; exit 2; }
+fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:?usage: read_rate.sh <build dir> [size MB] [second build dir]}
+build=${1:?$usage}
 size_mb=${2:-1024}
 benches=("$build/bench/read_bench")
 [[ -n "${3:-}" ]] && benches+=("$3/bench/read_bench")
@@ -60,15 +70,37 @@ timed() {
     tail -n 1 "$dir/time"
 }
 
-read -r wc_s wc_user wc_sys < <(timed wc -l "$trace")
-printf 'read_rate.sh: wc -l %.3f s (%.0f MB/s), cpu %.2f s (user %.2f, sys %.2f)\n' \
-    "$wc_s" "$(echo "$bytes / 1000000 / $wc_s" | bc -l)" \
-    "$(echo "$wc_user + $wc_sys" | bc -l)" "$wc_user" "$wc_sys"
-for run in "${runs[@]}"; do
-    read -r bench option <<<"$run"
-    read -r reader_s user sys < <(timed "$bench" "$trace" ${option:+"$option"})
-    cat "$dir/out"
-    printf 'read_rate.sh: %s %.3f s (%.0f MB/s), cpu %.2f s (user %.2f, sys %.2f), ratio %.2f\n' \
-        "$run" "$reader_s" "$(echo "$bytes / 1000000 / $reader_s" | bc -l)" \
-        "$(echo "$user + $sys" | bc -l)" "$user" "$sys" "$(echo "$reader_s / $wc_s" | bc -l)"
+# The times of every round, a line per command: "<wall> <cpu>" pairs.
+declare -A walls cpus
+names=("wc -l" "${runs[@]}")
+for ((round = 1; round <= rounds; ++round)); do
+    [[ $rounds -gt 1 ]] && echo "read_rate.sh: round $round of $rounds"
+    read -r wc_s wc_user wc_sys < <(timed wc -l "$trace")
+    printf 'read_rate.sh: wc -l %.3f s (%.0f MB/s), cpu %.2f s (user %.2f, sys %.2f)\n' \
+        "$wc_s" "$(echo "$bytes / 1000000 / $wc_s" | bc -l)" \
+        "$(echo "$wc_user + $wc_sys" | bc -l)" "$wc_user" "$wc_sys"
+    walls["wc -l"]+=" $wc_s"
+    cpus["wc -l"]+=" $(echo "$wc_user + $wc_sys" | bc -l)"
+    for run in "${runs[@]}"; do
+        read -r bench option <<<"$run"
+        read -r reader_s user sys < <(timed "$bench" "$trace" ${option:+"$option"})
+        cat "$dir/out"
+        printf 'read_rate.sh: %s %.3f s (%.0f MB/s), cpu %.2f s (user %.2f, sys %.2f), ratio %.2f\n' \
+            "$run" "$reader_s" "$(echo "$bytes / 1000000 / $reader_s" | bc -l)" \
+            "$(echo "$user + $sys" | bc -l)" "$user" "$sys" "$(echo "$reader_s / $wc_s" | bc -l)"
+        walls["$run"]+=" $reader_s"
+        cpus["$run"]+=" $(echo "$user + $sys" | bc -l)"
+    done
 done
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+if [[ $rounds -gt 1 ]]; then
+    wc_median=$(median "${walls["wc -l"]}")
+    echo "read_rate.sh: medians of $rounds rounds"
+    for name in "${names[@]}"; do
+        wall=$(median "${walls[$name]}")
+        printf 'read_rate.sh: median %s %.3f s (%.0f MB/s), cpu %.2f s, ratio %.2f; walls:%s\n' \
+            "$name" "$wall" "$(echo "$bytes / 1000000 / $wall" | bc -l)" \
+            "$(median "${cpus[$name]}")" "$(echo "$wall / $wc_median" | bc -l)" "${walls[$name]}"
+    done
+fi

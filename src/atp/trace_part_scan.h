@@ -386,6 +386,43 @@ inline bool parseU64(std::string_view text, uint64_t& value) {
     return r.ec == std::errc() && r.ptr == p + n;
 }
 
+// parseU64() of a number inside a text that starts at `from` (a field of a line): a number of
+// 8 to 16 digits is checked and converted 16 bytes at a time, from the 16 bytes that end with
+// it when they lie in the text (the bytes before the number are masked out).
+inline bool parseU64In(std::string_view text, const char* from, uint64_t& value) {
+#if PERFMARKER_SCAN_SSE2 && defined(__x86_64__)
+    const size_t n = text.size();
+    if (n >= 8 && n <= 16 && static_cast<size_t>(text.data() - from) + n >= 16) {
+        const __m128i digits = _mm_sub_epi8(load16(text.data() + n - 16), _mm_set1_epi8('0'));
+        // Bytes 16 - n .. 15 must be digits: 0..9 once '0' is taken away (unsigned).
+        const uint32_t isDigit = maskOf(_mm_cmpeq_epi8(_mm_min_epu8(digits, _mm_set1_epi8(9)), digits));
+        const uint32_t wanted = (0xffffu << (16 - n)) & 0xffffu;
+        if ((isDigit & wanted) != wanted) return false;
+        // 16 zero bytes then 16 bytes of ones: from byte n, the mask that keeps the number's.
+        alignas(16) static constexpr unsigned char kKeep[32] = {
+            0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+            0,    0,    0,    0,    0,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+        const __m128i d = _mm_and_si128(digits, load16(reinterpret_cast<const char*>(kKeep) + n));
+        // Eight pairs (the first digit of each in its low byte) 0..99, four quads 0..9999,
+        // two groups of eight digits.
+        const __m128i pairs =
+            _mm_add_epi16(_mm_mullo_epi16(_mm_and_si128(d, _mm_set1_epi16(0xff)), _mm_set1_epi16(10)),
+                          _mm_srli_epi16(d, 8));
+        const __m128i quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010064));  // a * 100 + b
+        const __m128i eights = _mm_add_epi64(_mm_mul_epu32(quads, _mm_set1_epi32(10000)),
+                                             _mm_srli_epi64(quads, 32));
+        const auto high = static_cast<uint64_t>(_mm_cvtsi128_si64(eights));
+        const auto low = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(eights, eights)));
+        value = high * 100000000ull + low;
+        return true;
+    }
+#else
+    (void)from;
+#endif
+    return parseU64(text, value);
+}
+
 // std::from_chars over the whole of `text` into an int (a sign allowed, as from_chars does).
 inline bool parseInt(std::string_view text, int& value) {
     if (!text.empty() && text.size() <= 9) {
