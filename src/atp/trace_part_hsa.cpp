@@ -95,7 +95,7 @@ protected:
 private:
     bool number(std::string_view field, size_t index, const char* what, uint64_t& value,
                 SectionContext& context, uint64_t lineNumber, std::string& error) {
-        if (parseU64(field, value)) return true;
+        if (scan::parseU64In(field, m_text, value)) return true;
         error = expectedGot(context, lineNumber,
                             std::string(what) + " (a decimal number) in field " +
                                 std::to_string(index + 1),
@@ -106,6 +106,7 @@ private:
     bool readTimestamp(const JoinedLine& joined, SectionContext& context, std::string& error) {
         const uint64_t line = joined.timestampLine;
         m_call.timestampLine = {context.fileName(), line};
+        m_text = joined.timestampText.data();
         splitTokens(joined.timestampText, m_fields);
         splitRunTogetherName();
         const size_t n = m_fields.size();
@@ -157,6 +158,7 @@ private:
 
     bool dispatchLine(std::string_view text, uint64_t line, SectionContext& context,
                       std::string& error) {
+        m_text = text.data();
         splitTokens(text, m_fields);
         const size_t n = m_fields.size();
         if (n < kDispatchMinFields || n > kDispatchMaxFields) {
@@ -196,6 +198,7 @@ private:
     HsaApiCall m_call;
     HsaKernelDispatch m_dispatch;
     scan::Fields m_fields;
+    const char* m_text = nullptr;  // the line m_fields lie in
     bool m_inKernelSection = false;
     bool m_haveCount = false;
     uint64_t m_remaining = 0;
