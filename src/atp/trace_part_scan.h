@@ -261,8 +261,8 @@ inline uint64_t spaceMask64(const char* p) {
     // separators are the spaces.
     const __m128i a = load16(p), b = load16(p + 16), c = load16(p + 32), d = load16(p + 48);
     const __m128i least = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(c, d));
-    const __m128i control = _mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)),
-                                           _mm_set1_epi8(0x1f));
+    const __m128i control =
+        _mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
     if (maskOf(control) == 0) {
         return maskOf(equal(a, ' ')) | (uint64_t{maskOf(equal(b, ' '))} << 16) |
                (uint64_t{maskOf(equal(c, ' '))} << 32) | (uint64_t{maskOf(equal(d, ' '))} << 48);
@@ -285,14 +285,22 @@ inline void splitTokens(std::string_view line, Fields& fields) {
     const auto visit = [&](size_t base, uint64_t space) {
         uint64_t edges = space ^ ((space << 1) | before);
         before = space >> 63;
-        for (; edges != 0; edges &= edges - 1) {
-            const char* at = p + base + lowestBit(edges);
-            if (start == nullptr) {
-                start = at;
-            } else {
-                out[count++] = std::string_view(start, static_cast<size_t>(at - start));
-                start = nullptr;
+        const char* block = p + base;
+        if (start != nullptr && edges != 0) {  // the end of a field begun in an earlier block
+            out[count++] =
+                std::string_view(start, static_cast<size_t>(block + lowestBit(edges) - start));
+            start = nullptr;
+            edges &= edges - 1;
+        }
+        while (edges != 0) {  // a start, then its end (or none in this block)
+            const unsigned first = lowestBit(edges);
+            edges &= edges - 1;
+            if (edges == 0) {
+                start = block + first;
+                break;
             }
+            out[count++] = std::string_view(block + first, lowestBit(edges) - first);
+            edges &= edges - 1;
         }
     };
     size_t base = 0;
@@ -300,8 +308,8 @@ inline void splitTokens(std::string_view line, Fields& fields) {
     if (base < n) {
         const size_t rest = n - base;
         // (a separator after the end closes the last field)
-        visit(base, maskOfBlock(SpaceBytes{}, Bounds{p, p + n}, p + base, rest) |
-                        (~uint64_t{0} << rest));
+        visit(base,
+              maskOfBlock(SpaceBytes{}, Bounds{p, p + n}, p + base, rest) | (~uint64_t{0} << rest));
     } else if (start != nullptr) {  // the line ends in a field at a block boundary
         out[count++] = std::string_view(start, static_cast<size_t>(p + n - start));
     }
@@ -395,7 +403,8 @@ inline bool parseU64In(std::string_view text, const char* from, uint64_t& value)
     if (n >= 8 && n <= 16 && static_cast<size_t>(text.data() - from) + n >= 16) {
         const __m128i digits = _mm_sub_epi8(load16(text.data() + n - 16), _mm_set1_epi8('0'));
         // Bytes 16 - n .. 15 must be digits: 0..9 once '0' is taken away (unsigned).
-        const uint32_t isDigit = maskOf(_mm_cmpeq_epi8(_mm_min_epu8(digits, _mm_set1_epi8(9)), digits));
+        const uint32_t isDigit =
+            maskOf(_mm_cmpeq_epi8(_mm_min_epu8(digits, _mm_set1_epi8(9)), digits));
         const uint32_t wanted = (0xffffu << (16 - n)) & 0xffffu;
         if ((isDigit & wanted) != wanted) return false;
         // 16 zero bytes then 16 bytes of ones: from byte n, the mask that keeps the number's.
@@ -406,14 +415,15 @@ inline bool parseU64In(std::string_view text, const char* from, uint64_t& value)
         const __m128i d = _mm_and_si128(digits, load16(reinterpret_cast<const char*>(kKeep) + n));
         // Eight pairs (the first digit of each in its low byte) 0..99, four quads 0..9999,
         // two groups of eight digits.
-        const __m128i pairs =
-            _mm_add_epi16(_mm_mullo_epi16(_mm_and_si128(d, _mm_set1_epi16(0xff)), _mm_set1_epi16(10)),
-                          _mm_srli_epi16(d, 8));
+        const __m128i pairs = _mm_add_epi16(
+            _mm_mullo_epi16(_mm_and_si128(d, _mm_set1_epi16(0xff)), _mm_set1_epi16(10)),
+            _mm_srli_epi16(d, 8));
         const __m128i quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010064));  // a * 100 + b
-        const __m128i eights = _mm_add_epi64(_mm_mul_epu32(quads, _mm_set1_epi32(10000)),
-                                             _mm_srli_epi64(quads, 32));
+        const __m128i eights =
+            _mm_add_epi64(_mm_mul_epu32(quads, _mm_set1_epi32(10000)), _mm_srli_epi64(quads, 32));
         const auto high = static_cast<uint64_t>(_mm_cvtsi128_si64(eights));
-        const auto low = static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(eights, eights)));
+        const auto low =
+            static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(eights, eights)));
         value = high * 100000000ull + low;
         return true;
     }

@@ -172,8 +172,8 @@ TEST(TraceParserScan, NumbersAsFromChars) {
             ASSERT_EQ(fast, expected) << own;
         }
         // Inside a line, after 0 to 19 other bytes (digits among them), which must not count.
-        for (const size_t before : {size_t{0}, size_t{3}, 16 - std::min<size_t>(16, own.size()),
-                                    size_t{19}}) {
+        for (const size_t before :
+             {size_t{0}, size_t{3}, 16 - std::min<size_t>(16, own.size()), size_t{19}}) {
             const std::string line = randomText(rng, "0123456789 x\x80", before) + own;
             uint64_t inLine = 0;
             ASSERT_EQ(scan::parseU64In(std::string_view(line).substr(before), line.data(), inLine),
