@@ -63,6 +63,11 @@ public:
     // is the cursor's error, empty at the section's end. An exception of the reading thread
     // (no memory for a long line) is thrown here, where the line it failed on would be.
     const Line* next();
+    // The next line when the batch being read has one (no waiting), else null: then next().
+    const Line* ready() {
+        if (m_current == nullptr || m_index == m_current->lines.size()) return nullptr;
+        return &m_current->lines[m_index++];
+    }
     const std::string_view* params(const Line& line) const {
         return m_current->params.data() + line.paramFirst;
     }

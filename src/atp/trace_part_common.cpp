@@ -196,8 +196,8 @@ BlockCursor::Result BlockCursor::nextBlock(std::string& error) {
     }
 }
 
-BlockCursor::Result BlockCursor::nextEntry(std::string_view& text, uint64_t& lineNumber,
-                                           std::string& error) {
+BlockCursor::Result BlockCursor::nextLineEntry(std::string_view& text, uint64_t& lineNumber,
+                                               std::string& error) {
     if (m_remaining == 0) return Result::End;
     const Result r = nextLine(text, lineNumber, error);
     if (r == Result::End) {

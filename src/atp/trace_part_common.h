@@ -109,7 +109,20 @@ public:
     // Skips what is left of the current block, then reads the next block's tid and count.
     Result nextBlock(std::string& error);
     // The next entry of the current block (Result::End when the block has no more).
-    Result nextEntry(std::string_view& text, uint64_t& lineNumber, std::string& error);
+    Result nextEntry(std::string_view& text, uint64_t& lineNumber, std::string& error) {
+        // (Inline for a line that the reading thread has handed over already.)
+        if (m_remaining > 0 && m_ahead != nullptr && !m_ended) {
+            if (const ReadAhead::Line* line = m_ahead->ready()) {
+                m_aheadLine = line;
+                text = line->text;
+                lineNumber = line->number;
+                m_blocks.skipEntries(1);  // (an entry line, as nextLineEntry() feeds it)
+                --m_remaining;
+                return Result::Ok;
+            }
+        }
+        return nextLineEntry(text, lineNumber, error);
+    }
 
     uint64_t tid() const { return m_blocks.tid(); }
     uint64_t count() const { return m_blocks.count(); }
@@ -119,6 +132,7 @@ public:
     const std::string_view* aheadParams() const { return m_ahead->params(*m_aheadLine); }
 
 private:
+    Result nextLineEntry(std::string_view& text, uint64_t& lineNumber, std::string& error);
     Result nextLine(std::string_view& text, uint64_t& lineNumber, std::string& error);
     Result nextAheadLine(std::string_view& text, uint64_t& lineNumber, std::string& error);
 

@@ -127,7 +127,7 @@ bool JoinedApiPart::startBlock(uint64_t lineNumber, SectionContext& context, std
 bool JoinedApiPart::timestampLine(std::string_view text, uint64_t lineNumber,
                                   SectionContext& context, std::string& error) {
     if (!m_blockPaired) return true;
-    JoinedLine joined;
+    JoinedLine& joined = m_joined;  // (every member is set below or by nextEntry())
     bool end = false;
     if (!nextEntry(joined, error, end)) return false;
     if (end) {

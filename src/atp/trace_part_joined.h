@@ -72,9 +72,9 @@ protected:
 
 private:
     bool openApiCursor(SectionContext& context, std::string& error, bool ahead = false);
-    bool nextEntry(JoinedLine& joined, std::string& error, bool& end);
-    bool timestampLine(std::string_view text, uint64_t lineNumber, SectionContext& context,
-                       std::string& error);
+    [[gnu::always_inline]] inline bool nextEntry(JoinedLine& joined, std::string& error, bool& end);
+    [[gnu::always_inline]] inline bool timestampLine(std::string_view text, uint64_t lineNumber,
+                                                     SectionContext& context, std::string& error);
     bool startBlock(uint64_t lineNumber, SectionContext& context, std::string& error);
     bool finishBlock(uint64_t lineNumber, SectionContext& context, std::string& error,
                      bool warnMissing = true);
@@ -95,6 +95,7 @@ private:
     bool m_skipping = false;       // a Timestamp section without an API section
     bool m_blockPaired = false;    // the current timestamp block has an API block
     uint64_t m_extraLines = 0;     // timestamp lines beyond the API block's count
+    JoinedLine m_joined;           // of the timestamp line being read (reused)
 };
 
 }  // namespace perfmarker::atp::detail

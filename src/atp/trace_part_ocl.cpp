@@ -58,7 +58,8 @@ protected:
     }
 
 private:
-    bool readApiLine(const JoinedLine& joined, SectionContext& context, std::string& error) {
+    [[gnu::always_inline]] bool readApiLine(const JoinedLine& joined, SectionContext& context,
+                                            std::string& error) {
         const scan::ApiText* api = splitJoinedApiLine(
             joined, context, "an API line 'Ret = Name ( params )'", m_api, m_call.params, error);
         if (api == nullptr) return false;
@@ -88,7 +89,8 @@ private:
         return false;
     }
 
-    bool readTimestamp(const JoinedLine& joined, SectionContext& context, std::string& error) {
+    [[gnu::always_inline]] bool readTimestamp(const JoinedLine& joined, SectionContext& context,
+                                              std::string& error) {
         m_line = joined.timestampLine;
         m_text = joined.timestampText.data();
         m_call.timestampLine = {context.fileName(), joined.timestampLine};
