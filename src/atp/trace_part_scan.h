@@ -397,7 +397,8 @@ inline bool parseU64(std::string_view text, uint64_t& value) {
 // parseU64() of a number inside a text that starts at `from` (a field of a line): a number of
 // 8 to 16 digits is checked and converted 16 bytes at a time, from the 16 bytes that end with
 // it when they lie in the text (the bytes before the number are masked out).
-inline bool parseU64In(std::string_view text, const char* from, uint64_t& value) {
+[[gnu::always_inline]] inline bool parseU64In(std::string_view text, const char* from,
+                                              uint64_t& value) {
 #if PERFMARKER_SCAN_SSE2 && defined(__x86_64__)
     const size_t n = text.size();
     if (n >= 8 && n <= 16 && static_cast<size_t>(text.data() - from) + n >= 16) {
