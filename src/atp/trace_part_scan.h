@@ -120,15 +120,15 @@ struct SpaceBytes {
     }
 };
 
-// The bytes that may matter to splitParams(): '"', '\\', ';' and the brackets ([{ }]). '|' is
-// reported too, the price of one comparison for both '\\' and '|' (0x5c | 0x20 == 0x7c, as
-// '[' | 0x20 == '{' and ']' | 0x20 == '}'); the caller looks at the byte itself.
+// The bytes other than ';' that may matter to splitParams(): '"', '\\' and the brackets
+// ([{ }]). '|' is reported too, the price of one comparison for both '\\' and '|' (0x5c | 0x20
+// == 0x7c, as '[' | 0x20 == '{' and ']' | 0x20 == '}'); the caller looks at the byte itself.
 struct ParamBytes {
     uint32_t operator()(Bytes16 v) const {
         const Bytes16 folded = withBits(v, 0x20);
         return maskOf(either(either(either(equal(folded, '{'), equal(folded, '}')),
                                     either(equal(folded, '|'), equal(withoutBits(v, 1), '('))),
-                             either(equal(v, '"'), equal(v, ';'))));
+                             equal(v, '"')));
     }
 };
 
@@ -462,19 +462,29 @@ inline void appendParams(std::string_view text, std::vector<std::string_view>& o
     int depth = 0;
     size_t begin = 0;
     size_t hidden = SIZE_MAX;  // the byte after a backslash inside quotes
-    // Parameters are gathered here before they go to `out` in one step (left uninitialized:
-    // zeroing it would cost more than the split of a short list).
-    constexpr size_t kStage = 16;
-    union Stage {
-        Stage() {}
-        std::string_view views[kStage];
-    } staging;
-    std::string_view* const stage = staging.views;
-    size_t staged = 0;
     const Bounds bounds{around.data(), around.data() + around.size()};
-    forEachBlock(ParamBytes{}, bounds, p, n, [&](size_t base, uint64_t mask, size_t) {
-        for (; mask != 0; mask &= mask - 1) {
-            const size_t i = base + lowestBit(mask);
+    for (size_t base = 0; base < n; base += 64) {
+        const size_t size = std::min<size_t>(64, n - base);
+        const uint64_t semi = maskOfBlock(OneByte{';'}, bounds, p + base, size);
+        uint64_t special = maskOfBlock(ParamBytes{}, bounds, p + base, size);
+        uint64_t events = semi | special;
+        while (events != 0) {
+            const unsigned bit = lowestBit(events);
+            if (!inQuotes && depth == 0 && ((semi >> bit) & 1) != 0) {
+                // A split, and so is every ';' before the next byte of `special`.
+                const uint64_t before = special != 0 ? (special & (0 - special)) - 1 : ~uint64_t{0};
+                uint64_t splits = semi & before & events;
+                events &= ~splits;
+                for (; splits != 0; splits &= splits - 1) {
+                    const size_t at = base + lowestBit(splits);
+                    out.emplace_back(p + begin, at - begin);
+                    begin = at + 1;
+                }
+                continue;
+            }
+            events &= events - 1;
+            special &= ~(uint64_t{1} << bit);
+            const size_t i = base + bit;
             if (i == hidden) continue;
             const char c = p[i];
             if (inQuotes) {
@@ -489,23 +499,10 @@ inline void appendParams(std::string_view text, std::vector<std::string_view>& o
                 ++depth;
             } else if ((c == ']' || c == '}' || c == ')') && depth > 0) {
                 --depth;
-            } else if (c == ';' && depth == 0) {
-                if (staged == kStage) {
-                    out.insert(out.end(), stage, stage + staged);
-                    staged = 0;
-                }
-                stage[staged++] = std::string_view(p + begin, i - begin);
-                begin = i + 1;
-            }
+            }  // (a ';' inside quotes or brackets, or a '|': nothing)
         }
-        return true;
-    });
-    if (staged == kStage) {
-        out.insert(out.end(), stage, stage + staged);
-        staged = 0;
     }
-    stage[staged++] = std::string_view(p + begin, n - begin);
-    out.insert(out.end(), stage, stage + staged);
+    out.emplace_back(p + begin, n - begin);
 }
 
 inline void splitParams(std::string_view text, std::vector<std::string_view>& out,
