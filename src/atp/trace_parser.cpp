@@ -282,8 +282,8 @@ ssize_t readSome(int fd, char* data, size_t size) {
 }
 
 // Opens `path` at `offset` as a line source; null with `error` when it cannot.
-std::unique_ptr<LineSource> openFile(const std::string& path, std::string_view name,
-                                     int64_t offset, uint64_t firstLine, std::string& error) {
+std::unique_ptr<ChunkedSource> openFile(const std::string& path, std::string_view name,
+                                        int64_t offset, uint64_t firstLine, std::string& error) {
     auto fd = std::make_shared<FileDescriptor>(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd->get() < 0 || (offset > 0 && ::lseek(fd->get(), offset, SEEK_SET) != offset)) {
         error = path + ": cannot open: " + std::generic_category().message(errno);
@@ -375,7 +375,9 @@ struct TraceParser::Impl {
     std::vector<TraceListener*> listeners;
     uint64_t readAheadBytes = kReadAheadBytes;
 
-    bool run(LineSource& source, Context& context, std::string& error);
+    // (A template: each source's next() is called directly, not through the vtable.)
+    template <typename Source>
+    bool run(Source& source, Context& context, std::string& error);
 };
 
 namespace {
@@ -475,7 +477,8 @@ private:
 
 }  // namespace
 
-bool TraceParser::Impl::run(LineSource& source, Context& context, std::string& error) {
+template <typename Source>
+bool TraceParser::Impl::run(Source& source, Context& context, std::string& error) {
     error.clear();
     const EndInput endInput(parts);
     for (auto& part : parts) part->beginFile(context);
@@ -521,7 +524,7 @@ void TraceParser::addListener(TraceListener& listener) { m_impl->listeners.push_
 void TraceParser::setReadAhead(uint64_t minBytes) { m_impl->readAheadBytes = minBytes; }
 
 bool TraceParser::parseFile(const std::string& path, std::string& error) {
-    std::unique_ptr<LineSource> source = openFile(path, path, 0, 1, error);
+    std::unique_ptr<ChunkedSource> source = openFile(path, path, 0, 1, error);
     if (!source) return false;
     Reopen reopen = [&path](int64_t offset, uint64_t firstLine, std::string& err) {
         return openFile(path, path, offset, firstLine, err);
