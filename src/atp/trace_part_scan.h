@@ -309,8 +309,9 @@ inline void splitTokens(std::string_view line, Fields& fields) {
         const size_t rest = n - base;
         // The last 64 bytes of a longer line, or the rest alone; a separator after the end
         // closes the last field.
-        const uint64_t space = n >= 64 ? spaceMask64(p + n - 64) >> (64 - rest)
-                                       : maskOfBlock(SpaceBytes{}, Bounds{p, p + n}, p + base, rest);
+        const uint64_t space = n >= 64
+                                   ? spaceMask64(p + n - 64) >> (64 - rest)
+                                   : maskOfBlock(SpaceBytes{}, Bounds{p, p + n}, p + base, rest);
         visit(base, space | (~uint64_t{0} << rest));
     } else if (start != nullptr) {  // the line ends in a field at a block boundary
         out[count++] = std::string_view(start, static_cast<size_t>(p + n - start));
