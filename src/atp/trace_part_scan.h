@@ -452,12 +452,37 @@ inline bool parseInt(std::string_view text, int& value) {
 
 // ---- API lines -----------------------------------------------------------------------------
 
+// The ';' (`semi`) and the other bytes that may matter to a split of parameters (ParamBytes,
+// `special`) among the `n` (1 to 64) bytes at p, read as maskOfBlock() reads them.
+inline void paramMasks(Bounds bounds, const char* p, size_t n, uint64_t& semi, uint64_t& special) {
+    semi = 0;
+    special = 0;
+    const auto add = [&](Bytes16 v, size_t at, unsigned drop, uint32_t keep) {
+        semi |= static_cast<uint64_t>((maskOf(equal(v, ';')) >> drop) & keep) << at;
+        special |= static_cast<uint64_t>((ParamBytes{}(v) >> drop) & keep) << at;
+    };
+    size_t at = 0;
+    for (; at + 16 <= n; at += 16) add(load16(p + at), at, 0, 0xffff);
+    if (at == n) return;
+    const size_t rest = n - at;
+    const uint32_t keep = (1u << rest) - 1;
+    if (static_cast<size_t>(p - bounds.first) + n >= 16) {
+        add(load16(p + n - 16), at, static_cast<unsigned>(16 - rest), keep);
+    } else if (static_cast<size_t>(bounds.last - p) >= at + 16) {
+        add(load16(p + at), at, 0, keep);
+    } else {
+        char copy[16] = {};
+        for (size_t i = 0; i < rest; ++i) copy[i] = p[at + i];
+        add(load16(copy), at, 0, keep);
+    }
+}
+
 // Splits on ';' outside double quotes and brackets (splitParams() of atp_reader.cpp: inside
-// quotes a backslash hides the next byte; an unmatched closing bracket is ignored). `around`:
-// the readable bytes around `text` (the API line it is part of).
-// (appendParams(): the same, appended to what `out` holds.)
-inline void appendParams(std::string_view text, std::vector<std::string_view>& out,
-                         std::string_view around) {
+// quotes a backslash hides the next byte; an unmatched closing bracket is ignored), calling
+// `emit` with each parameter in turn. `around`: the readable bytes around `text` (the API line
+// it is part of).
+template <typename Emit>
+inline void forEachParam(std::string_view text, std::string_view around, Emit&& emit) {
     if (text.empty()) return;
     const char* p = text.data();
     const size_t n = text.size();
@@ -467,9 +492,9 @@ inline void appendParams(std::string_view text, std::vector<std::string_view>& o
     size_t hidden = SIZE_MAX;  // the byte after a backslash inside quotes
     const Bounds bounds{around.data(), around.data() + around.size()};
     for (size_t base = 0; base < n; base += 64) {
-        const size_t size = std::min<size_t>(64, n - base);
-        const uint64_t semi = maskOfBlock(OneByte{';'}, bounds, p + base, size);
-        uint64_t special = maskOfBlock(ParamBytes{}, bounds, p + base, size);
+        uint64_t semi = 0;
+        uint64_t special = 0;
+        paramMasks(bounds, p + base, std::min<size_t>(64, n - base), semi, special);
         uint64_t events = semi | special;
         while (events != 0) {
             const unsigned bit = lowestBit(events);
@@ -480,7 +505,7 @@ inline void appendParams(std::string_view text, std::vector<std::string_view>& o
                 events &= ~splits;
                 for (; splits != 0; splits &= splits - 1) {
                     const size_t at = base + lowestBit(splits);
-                    out.emplace_back(p + begin, at - begin);
+                    emit(std::string_view(p + begin, at - begin));
                     begin = at + 1;
                 }
                 continue;
@@ -505,7 +530,13 @@ inline void appendParams(std::string_view text, std::vector<std::string_view>& o
             }  // (a ';' inside quotes or brackets, or a '|': nothing)
         }
     }
-    out.emplace_back(p + begin, n - begin);
+    emit(std::string_view(p + begin, n - begin));
+}
+
+// forEachParam() appended to what `out` holds.
+inline void appendParams(std::string_view text, std::vector<std::string_view>& out,
+                         std::string_view around) {
+    forEachParam(text, around, [&out](std::string_view param) { out.push_back(param); });
 }
 
 inline void splitParams(std::string_view text, std::vector<std::string_view>& out,
