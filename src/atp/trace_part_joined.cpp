@@ -225,14 +225,9 @@ bool JoinedApiPart::endFile(SectionContext& context, std::string& error) {
     return ok;
 }
 
-const scan::ApiText* splitJoinedApiLine(const JoinedLine& joined, const SectionContext& context,
-                                        std::string_view expected, scan::ApiText& own,
-                                        std::vector<std::string_view>& params,
-                                        std::string& error) {
-    if (joined.api != nullptr) {
-        params.assign(joined.params, joined.params + joined.paramCount);
-        return joined.api;
-    }
+const scan::ApiText* splitApiLineHere(const JoinedLine& joined, const SectionContext& context,
+                                      std::string_view expected, scan::ApiText& own,
+                                      std::vector<std::string_view>& params, std::string& error) {
     if (!scan::parseApiText(joined.apiText, own)) {
         error = expectedGot(context, joined.apiLine, expected, joined.apiText);
         return nullptr;

@@ -43,11 +43,21 @@ struct JoinedLine {
 
 // The API line of `joined`, split: as the reading thread split it, or split here into `own`.
 // Its parameters go to `params`. Null, with `error` naming the line and `expected`, when the
-// text is not an API line.
-const scan::ApiText* splitJoinedApiLine(const JoinedLine& joined, const SectionContext& context,
-                                        std::string_view expected, scan::ApiText& own,
-                                        std::vector<std::string_view>& params,
-                                        std::string& error);
+// text is not an API line. (splitApiLineHere(): the line split here.)
+const scan::ApiText* splitApiLineHere(const JoinedLine& joined, const SectionContext& context,
+                                      std::string_view expected, scan::ApiText& own,
+                                      std::vector<std::string_view>& params, std::string& error);
+inline const scan::ApiText* splitJoinedApiLine(const JoinedLine& joined,
+                                               const SectionContext& context,
+                                               std::string_view expected, scan::ApiText& own,
+                                               std::vector<std::string_view>& params,
+                                               std::string& error) {
+    if (joined.api == nullptr) {
+        return splitApiLineHere(joined, context, expected, own, params, error);
+    }
+    params.assign(joined.params, joined.params + joined.paramCount);
+    return joined.api;
+}
 
 class JoinedApiPart : public AtpPart {
 public:
