@@ -401,12 +401,13 @@ public:
     }
 
     // Lines the current section's part would take unseen (AtpPart::skippable()).
-    uint64_t skippable() const { return m_part != nullptr ? m_part->skippable() : 0; }
+    uint64_t skippable() const { return m_skips ? m_part->skippable() : 0; }
     void skipped(uint64_t lines) { m_part->skipped(lines); }
 
     bool endSection(uint64_t number, std::string& error) {
         AtpPart* part = m_part;
         m_part = nullptr;
+        m_skips = false;
         return part == nullptr || part->endSection(number, m_context, error);
     }
 
@@ -440,6 +441,7 @@ private:
         const SourceLocation where{m_context.fileName(), number};
         for (TraceListener* l : m_context.listeners()) l->onSection(kind, m_name, where);
         m_part = m_bySection[static_cast<size_t>(kind)];
+        m_skips = m_part != nullptr && m_part->skipsIn(kind);
         if (m_part == nullptr) {
             detail::warn(m_context, number,
                          "unknown section " + detail::excerpt(m_name) +
@@ -453,6 +455,7 @@ private:
     Context& m_context;
     bool m_inHeader = true;
     AtpPart* m_part = nullptr;
+    bool m_skips = false;  // m_part->skipsIn() the section
     std::string m_name;
 };
 

@@ -129,6 +129,12 @@ public:
     // line() for each.
     virtual uint64_t skippable() const { return 0; }
     virtual void skipped(uint64_t lines) { (void)lines; }
+    // Whether skippable() may be other than 0 in a section of `kind` (asked once per section:
+    // the parser asks skippable() after every line only where this is true).
+    virtual bool skipsIn(SectionKind kind) const {
+        (void)kind;
+        return true;
+    }
 };
 
 // The OpenCL, HSA, Perfmarker and Stack Trace parts of spec §1-4 and §6.

@@ -74,6 +74,7 @@ public:
     void endInput() override;
     uint64_t skippable() const override;
     void skipped(uint64_t lines) override;
+    bool skipsIn(SectionKind kind) const override { return kind == m_apiKind; }
 
 protected:
     // Parses the pair and tells the listeners; false with `error` at a malformed line.
