@@ -124,6 +124,8 @@ inline void compareScanners(std::string_view text) {
             const auto r = std::from_chars(own.data(), own.data() + own.size(), expected);
             const bool ok = r.ec == std::errc() && r.ptr == own.data() + own.size();
             same(scan::parseU64(own, value) == ok && (!ok || value == expected));
+            // The same number read where it lies in its line (the bytes before it read too).
+            same(scan::parseU64In(token, line.data(), value) == ok && (!ok || value == expected));
         }
         same(detail::trimText(line).size() <= line.size());
     }
