@@ -14,28 +14,44 @@
 #
 # Usage: bash bench/read_rate.sh [--runs N (default 1)] <build dir> [size in MB (default 1024)]
 #                                [second build dir]
+#        bash bench/read_rate.sh --write <file> [size in MB (default 1024)]
+#            only writes the synthetic trace to <file> (to profile a reader on it, e.g. with
+#            valgrind --tool=callgrind, whose instruction counts do not depend on the machine's
+#            load)
 set -euo pipefail
 
-usage='usage: read_rate.sh [--runs N] <build dir> [size MB] [second build dir]'
+usage='usage: read_rate.sh [--runs N] <build dir> [size MB] [second build dir]
+       read_rate.sh --write <file> [size MB]'
 rounds=1
-if [[ "${1:-}" == --runs ]]; then
-    rounds=${2:?$usage}
-    shift 2
-    [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "read_rate.sh: --runs takes a positive number" >&2; exit 2; }
-fi
+write=
+case "${1:-}" in
+    --runs)
+        rounds=${2:?$usage}
+        shift 2
+        [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "read_rate.sh: --runs takes a positive number" >&2; exit 2; }
+        ;;
+    --write)
+        write=${2:?$usage}
+        shift 2
+        ;;
+esac
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:?$usage}
-size_mb=${2:-1024}
-benches=("$build/bench/read_bench")
-[[ -n "${3:-}" ]] && benches+=("$3/bench/read_bench")
+if [[ -n "$write" ]]; then
+    size_mb=${1:-1024}
+    benches=()
+else
+    build=${1:?$usage}
+    size_mb=${2:-1024}
+    benches=("$build/bench/read_bench")
+    [[ -n "${3:-}" ]] && benches+=("$3/bench/read_bench")
+fi
+[[ "$size_mb" =~ ^[1-9][0-9]*$ ]] || { echo "read_rate.sh: the size is a number of MB" >&2; exit 2; }
 for bench in "${benches[@]}"; do
     [[ -x "$bench" ]] || { echo "read_rate.sh: $bench not built (target read_bench)" >&2; exit 1; }
 done
-runs=("${benches[0]}" "${benches[0]} --one-thread" "${benches[@]:1}")
-
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-trace="$dir/synthetic.atp"
+trace=${write:-$dir/synthetic.atp}
 
 python3 - "$root/tests/fixtures/atp/ocl_vecadd.atp" "$trace" "$size_mb" <<'PY'
 import sys
@@ -61,6 +77,8 @@ PY
 
 bytes=$(stat -c %s "$trace")
 echo "read_rate.sh: synthetic trace of $((bytes / 1000000)) MB"
+[[ -n "$write" ]] && exit 0
+runs=("${benches[0]}" "${benches[0]} --one-thread" "${benches[@]:1}")
 cat "$trace" >/dev/null  # same page-cache state for both readers
 
 # Runs a command, its output kept in $dir/out; prints "<wall s> <user s> <system s>".
