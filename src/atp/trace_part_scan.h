@@ -184,6 +184,7 @@ inline void forEachBlock(Classify classify, Bounds bounds, const char* p, size_t
 // The first `c` in [p, end), or end.
 inline const char* findByte(const char* p, const char* end, char c) {
     const OneByte classify{c};
+    const char* const start = p;
 #if PERFMARKER_SCAN_SSE2
     // 64 bytes a step, one test for all of them (lines are 50 to 400 bytes long).
     const __m128i needle = _mm_set1_epi8(c);
@@ -204,6 +205,11 @@ inline const char* findByte(const char* p, const char* end, char c) {
         const uint32_t mask = classify(load16(p));
         if (mask != 0) return p + __builtin_ctz(mask);
         p += 16;
+    }
+    if (p == end) return end;
+    if (end - start >= 16) {  // the last 16 bytes of the range, those before p masked off
+        const uint32_t mask = classify(load16(end - 16)) >> (16 - (end - p));
+        return mask != 0 ? p + __builtin_ctz(mask) : end;
     }
     while (p < end && *p != c) ++p;
     return p;

@@ -202,6 +202,14 @@ TEST(TraceParserScan, ByteSearchAndTrimming) {
         const void* expected = std::memchr(text.data(), '\n', text.size());
         EXPECT_EQ(scan::findByte(text.data(), end, '\n'),
                   expected != nullptr ? static_cast<const char*>(expected) : end);
+        // A range within the text: the bytes before and after it (read by the search, which
+        // loads 16 bytes at a time) never count.
+        const size_t from = text.empty() ? 0 : rng() % (text.size() + 1);
+        const size_t to = from + rng() % (text.size() - from + 1);
+        const void* inRange = std::memchr(text.data() + from, '\n', to - from);
+        EXPECT_EQ(scan::findByte(text.data() + from, text.data() + to, '\n'),
+                  inRange != nullptr ? static_cast<const char*>(inRange) : text.data() + to)
+            << from << ".." << to << " of " << text.size();
         std::string_view trimmed = text;
         while (!trimmed.empty() && std::strchr(" \t\r", trimmed.front()) != nullptr) {
             trimmed.remove_prefix(1);
