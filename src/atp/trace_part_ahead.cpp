@@ -1,11 +1,28 @@
 // The second thread that reads an API Trace section ahead (trace_part_ahead.h).
 #include "atp/trace_part_ahead.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
+
+#include <chrono>
 #include <system_error>
 
 #include "atp/trace_part_common.h"
 
 namespace perfmarker::atp::detail {
+namespace {
+
+// A hint to the processor that this thread waits for another one.
+inline void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+}  // namespace
 
 void ReadAhead::Batch::clear() {
     if (text.capacity() > 4 * kBatchBytes) {  // it held a long line: give the memory back
@@ -29,6 +46,7 @@ ReadAhead::ReadAhead(std::unique_ptr<LineCursor>& cursor) : m_linesStay(cursor->
         batch.lines.reserve(kBatchLines);
         m_free.push_back(&batch);
     }
+    m_freeCount.store(m_free.size(), std::memory_order_relaxed);
     m_cursor = std::move(cursor);
     try {
         m_thread = std::thread([this] { work(); });
@@ -47,6 +65,22 @@ ReadAhead::~ReadAhead() {
     m_thread.join();
 }
 
+// Waits up to kSpin for `ready` without sleeping: waking a sleeping thread costs both threads
+// tens of microseconds on some machines (a virtual machine's interrupts), about as long as
+// the wait itself usually is.
+// (Not on a single processor, where the thread waited for cannot run meanwhile.)
+template <typename Ready>
+void ReadAhead::spin(Ready ready) {
+    constexpr auto kSpin = std::chrono::microseconds(100);
+    static const bool several = std::thread::hardware_concurrency() > 1;
+    if (!several) return;
+    const auto start = std::chrono::steady_clock::now();
+    while (!ready()) {
+        for (int i = 0; i < 64; ++i) pause();
+        if (std::chrono::steady_clock::now() - start > kSpin) return;
+    }
+}
+
 const ReadAhead::Line* ReadAhead::next() {
     for (;;) {
         if (m_current != nullptr) {
@@ -54,14 +88,21 @@ const ReadAhead::Line* ReadAhead::next() {
             if (m_current->failure) std::rethrow_exception(m_current->failure);
             if (m_current->end) return nullptr;
         }
-        std::unique_lock<std::mutex> lock(m_mutex);
         if (m_current != nullptr) {
-            m_free.push_back(m_current);
+            {
+                const std::lock_guard<std::mutex> lock(m_mutex);
+                m_free.push_back(m_current);
+                m_freeCount.store(m_free.size(), std::memory_order_relaxed);
+            }
             m_freed.notify_one();
+            m_current = nullptr;
         }
+        spin([this] { return m_readyCount.load(std::memory_order_relaxed) != 0; });
+        std::unique_lock<std::mutex> lock(m_mutex);
         m_queued.wait(lock, [this] { return !m_ready.empty(); });
         m_current = m_ready.front();
         m_ready.pop_front();
+        m_readyCount.store(m_ready.size(), std::memory_order_relaxed);
         m_index = 0;
     }
 }
@@ -73,11 +114,13 @@ bool ReadAhead::lastNumber(uint64_t& number) const {
 }
 
 ReadAhead::Batch* ReadAhead::takeFree() {
+    spin([this] { return m_freeCount.load(std::memory_order_relaxed) != 0; });
     std::unique_lock<std::mutex> lock(m_mutex);
     m_freed.wait(lock, [this] { return m_stop || !m_free.empty(); });
     if (m_stop) return nullptr;
     Batch* batch = m_free.back();
     m_free.pop_back();
+    m_freeCount.store(m_free.size(), std::memory_order_relaxed);
     return batch;
 }
 
@@ -85,6 +128,7 @@ void ReadAhead::queue(Batch* batch) {
     {
         const std::lock_guard<std::mutex> lock(m_mutex);
         m_ready.push_back(batch);
+        m_readyCount.store(m_ready.size(), std::memory_order_relaxed);
     }
     m_queued.notify_one();
 }

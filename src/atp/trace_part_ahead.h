@@ -13,9 +13,12 @@
 //
 // Concurrency: a batch belongs to the reading thread from the free list until it is queued,
 // then to the parsing thread until it goes back to the free list; m_mutex guards the two lists
-// and m_stop, and each hand-over through it orders the writes to a batch before its reads.
+// and m_stop, and each hand-over through it orders the writes to a batch before its reads. A
+// thread that finds no batch for it first waits a little without sleeping (spin(), on the list
+// sizes kept in atomics), then on a condition variable.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -89,6 +92,8 @@ private:
         void clear();
     };
 
+    template <typename Ready>
+    static void spin(Ready ready);
     void work();
     bool fill(Batch& batch);
     bool add(Batch& batch, std::string_view text, uint64_t number);
@@ -114,6 +119,9 @@ private:
     std::vector<Batch*> m_free;
     std::deque<Batch*> m_ready;
     bool m_stop = false;
+    // The sizes of m_free and m_ready, read without the mutex while waiting (spin()).
+    std::atomic<size_t> m_freeCount{0};
+    std::atomic<size_t> m_readyCount{0};
 
     alignas(64) Batch* m_current = nullptr;  // the parsing thread's batch
     size_t m_index = 0;
