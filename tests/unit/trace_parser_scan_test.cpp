@@ -210,14 +210,16 @@ TEST(TraceParserScan, ByteSearchAndTrimming) {
         EXPECT_EQ(scan::findByte(text.data() + from, text.data() + to, '\n'),
                   inRange != nullptr ? static_cast<const char*>(inRange) : text.data() + to)
             << from << ".." << to << " of " << text.size();
-        std::string_view trimmed = text;
-        while (!trimmed.empty() && std::strchr(" \t\r", trimmed.front()) != nullptr) {
-            trimmed.remove_prefix(1);
-        }
-        while (!trimmed.empty() && std::strchr(" \t\r", trimmed.back()) != nullptr) {
-            trimmed.remove_suffix(1);
-        }
-        EXPECT_EQ(detail::trimText(text), trimmed);
+        // Trimming a byte at a time, as the reference: the text, and the text with column
+        // padding of up to 40 blanks after it (trimmed 8 bytes at a time).
+        const auto trimmedByBytes = [](std::string_view s) {
+            while (!s.empty() && std::strchr(" \t\r", s.front()) != nullptr) s.remove_prefix(1);
+            while (!s.empty() && std::strchr(" \t\r", s.back()) != nullptr) s.remove_suffix(1);
+            return s;
+        };
+        EXPECT_EQ(detail::trimText(text), trimmedByBytes(text));
+        const std::string padded = text + randomText(rng, "   \t\r", rng() % 41);
+        EXPECT_EQ(detail::trimText(padded), trimmedByBytes(padded));
     }
 }
 
