@@ -81,7 +81,7 @@ protected:
         m_call.index = joined.index;
         m_call.name = api->name;
         m_call.returnValue = api->returnValue;
-        m_call.apiLine = {context.fileName(), joined.apiLine};
+        m_call.apiLine = {m_fileName, joined.apiLine};
         m_call.apiType = 0;
         m_call.start = m_call.end = 0;
         m_call.hasTransferTimes = false;
@@ -105,7 +105,7 @@ private:
 
     bool readTimestamp(const JoinedLine& joined, SectionContext& context, std::string& error) {
         const uint64_t line = joined.timestampLine;
-        m_call.timestampLine = {context.fileName(), line};
+        m_call.timestampLine = {m_fileName, line};
         m_text = joined.timestampText.data();
         splitTokens(joined.timestampText, m_fields);
         splitRunTogetherName();

@@ -10,7 +10,8 @@ std::string apiSectionName(SectionKind kind) {
 
 }  // namespace
 
-void JoinedApiPart::beginFile(SectionContext&) {
+void JoinedApiPart::beginFile(SectionContext& context) {
+    m_fileName = context.fileName();
     m_current = SectionKind::Unknown;
     m_blocks.reset();
     m_apiPending = false;

@@ -77,6 +77,9 @@ public:
     bool skipsIn(SectionKind kind) const override { return kind == m_apiKind; }
 
 protected:
+    // The input's name (SectionContext::fileName(), kept at beginFile(): asked for every record).
+    std::string_view m_fileName;
+
     // Parses the pair and tells the listeners; false with `error` at a malformed line.
     virtual bool announce(const JoinedLine& joined, SectionContext& context,
                           std::string& error) = 0;

@@ -69,7 +69,7 @@ private:
         m_call.returnValue = api->returnValue;
         m_call.comment = api->comment;
         m_call.consecutiveCalls = api->comment.empty() ? 1 : consecutiveCalls(api->comment);
-        m_call.apiLine = {context.fileName(), joined.apiLine};
+        m_call.apiLine = {m_fileName, joined.apiLine};
         return true;
     }
 
@@ -93,7 +93,7 @@ private:
                                               std::string& error) {
         m_line = joined.timestampLine;
         m_text = joined.timestampText.data();
-        m_call.timestampLine = {context.fileName(), joined.timestampLine};
+        m_call.timestampLine = {m_fileName, joined.timestampLine};
         splitTokens(joined.timestampText, m_fields);
         if (m_fields.size() < kBaseFields) {
             error = expectedGot(context, m_line, "a timestamp line 'type name start end ...'",
