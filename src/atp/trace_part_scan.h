@@ -530,7 +530,17 @@ inline void forEachParam(std::string_view text, std::string_view around, Emit&& 
             } else if (c == '"') {
                 inQuotes = true;
             } else if (c == '[' || c == '{' || c == '(') {
-                ++depth;
+                // Closed by the next special byte of this block ("[0x2233a10]"): the pair and
+                // every ';' inside it are taken at once, the depth as it was.
+                const uint64_t next = special & (0 - special);
+                const char close = next != 0 ? p[base + lowestBit(next)] : '\0';
+                if (close == ']' || close == '}' || close == ')') {
+                    const uint64_t through = next | (next - 1);
+                    events &= ~through;
+                    special &= ~through;
+                } else {
+                    ++depth;
+                }
             } else if ((c == ']' || c == '}' || c == ')') && depth > 0) {
                 --depth;
             }  // (a ';' inside quotes or brackets, or a '|': nothing)
