@@ -146,37 +146,36 @@ struct Bounds {
     const char* last;
 };
 
+// Reads the `n` bytes (1 to 64) at p, 16 at a time, as `add(v, at, drop, keep)`: the bits
+// `drop` and up of a mask of `v` are those of the bytes from offset `at` on, of which the
+// `keep` bits are the block's (all of them where no byte after the block was read). The last
+// partial 16 bytes are read as Bounds says.
+template <typename Add>
+inline void forEachLoad16(Bounds bounds, const char* p, size_t n, Add add) {
+    size_t at = 0;
+    for (; at + 16 <= n; at += 16) add(load16(p + at), at, 0u, ~0u);
+    if (at == n) return;
+    const size_t rest = n - at;
+    const uint32_t keep = (1u << rest) - 1;
+    if (static_cast<size_t>(p - bounds.first) + n >= 16) {
+        add(load16(p + n - 16), at, static_cast<unsigned>(16 - rest), ~0u);  // (none after)
+    } else if (static_cast<size_t>(bounds.last - p) >= at + 16) {
+        add(load16(p + at), at, 0u, keep);
+    } else {
+        char copy[16] = {};
+        for (size_t i = 0; i < rest; ++i) copy[i] = p[at + i];
+        add(load16(copy), at, 0u, keep);
+    }
+}
+
 // The mask of the `n` bytes (1 to 64) at p.
 template <typename Classify>
 inline uint64_t maskOfBlock(Classify classify, Bounds bounds, const char* p, size_t n) {
     uint64_t mask = 0;
-    size_t at = 0;
-    for (; at + 16 <= n; at += 16) mask |= static_cast<uint64_t>(classify(load16(p + at))) << at;
-    if (at == n) return mask;
-    const size_t rest = n - at;
-    const uint32_t keep = (1u << rest) - 1;
-    uint32_t tail;
-    if (static_cast<size_t>(p - bounds.first) + n >= 16) {
-        tail = classify(load16(p + n - 16)) >> (16 - rest);
-    } else if (static_cast<size_t>(bounds.last - p) >= at + 16) {
-        tail = classify(load16(p + at)) & keep;
-    } else {
-        char copy[16] = {};
-        for (size_t i = 0; i < rest; ++i) copy[i] = p[at + i];
-        tail = classify(load16(copy)) & keep;
-    }
-    return mask | (static_cast<uint64_t>(tail) << at);
-}
-
-// Runs `visit(offset, mask, size)` over [p, p + n) in blocks of 64 bytes (`size` of them, the
-// last block shorter; bits beyond it clear). Stops when visit returns false.
-template <typename Classify, typename Visit>
-inline void forEachBlock(Classify classify, Bounds bounds, const char* p, size_t n, Visit visit) {
-    size_t base = 0;
-    for (; base + 64 <= n; base += 64) {
-        if (!visit(base, maskOfBlock(classify, bounds, p + base, 64), size_t{64})) return;
-    }
-    if (base < n) visit(base, maskOfBlock(classify, bounds, p + base, n - base), n - base);
+    forEachLoad16(bounds, p, n, [&](Bytes16 v, size_t at, unsigned drop, uint32_t keep) {
+        mask |= static_cast<uint64_t>((classify(v) >> drop) & keep) << at;
+    });
+    return mask;
 }
 
 // ---- line ends -----------------------------------------------------------------------------
@@ -459,28 +458,14 @@ inline bool parseInt(std::string_view text, int& value) {
 // ---- API lines -----------------------------------------------------------------------------
 
 // The ';' (`semi`) and the other bytes that may matter to a split of parameters (ParamBytes,
-// `special`) among the `n` (1 to 64) bytes at p, read as maskOfBlock() reads them.
+// `special`) among the `n` (1 to 64) bytes at p, read as forEachLoad16() reads them.
 inline void paramMasks(Bounds bounds, const char* p, size_t n, uint64_t& semi, uint64_t& special) {
     semi = 0;
     special = 0;
-    const auto add = [&](Bytes16 v, size_t at, unsigned drop, uint32_t keep) {
+    forEachLoad16(bounds, p, n, [&](Bytes16 v, size_t at, unsigned drop, uint32_t keep) {
         semi |= static_cast<uint64_t>((maskOf(equal(v, ';')) >> drop) & keep) << at;
         special |= static_cast<uint64_t>((ParamBytes{}(v) >> drop) & keep) << at;
-    };
-    size_t at = 0;
-    for (; at + 16 <= n; at += 16) add(load16(p + at), at, 0, 0xffff);
-    if (at == n) return;
-    const size_t rest = n - at;
-    const uint32_t keep = (1u << rest) - 1;
-    if (static_cast<size_t>(p - bounds.first) + n >= 16) {
-        add(load16(p + n - 16), at, static_cast<unsigned>(16 - rest), keep);
-    } else if (static_cast<size_t>(bounds.last - p) >= at + 16) {
-        add(load16(p + at), at, 0, keep);
-    } else {
-        char copy[16] = {};
-        for (size_t i = 0; i < rest; ++i) copy[i] = p[at + i];
-        add(load16(copy), at, 0, keep);
-    }
+    });
 }
 
 // Splits on ';' outside double quotes and brackets (splitParams() of atp_reader.cpp: inside
