@@ -40,6 +40,11 @@ public:
     // Passes over up to `max` lines that are neither blank nor section lines (AtpPart::
     // skippable()) among those already in memory; returns how many.
     virtual uint64_t skipLines(uint64_t max) = 0;
+    // The bytes already in memory after the line just read (they may end inside a line; empty
+    // after an error), for AtpPart::takeLines(); advance() passes over `bytes` of them, which
+    // hold `lines` whole lines.
+    virtual std::string_view unread() const = 0;
+    virtual void advance(size_t bytes, uint64_t lines) = 0;
 };
 
 // Lines of a byte stream read in chunks: one buffer, reused; a line is a view into it. Once a
@@ -81,6 +86,17 @@ public:
         return m_buffer;
     }
     uint64_t bufferSerial() const override { return m_serial; }
+
+    std::string_view unread() const override {
+        if (!m_error.empty()) return {};
+        return std::string_view(m_buffer->data() + m_begin, m_end - m_begin);
+    }
+    void advance(size_t bytes, uint64_t lines) override {
+        m_begin += bytes;
+        m_scan = m_begin;
+        m_offset += static_cast<int64_t>(bytes);
+        m_line += lines;
+    }
 
     uint64_t skipLines(uint64_t max) override {
         // (A buffer grown beyond the longest line could hold a line too long to accept.)
@@ -238,6 +254,15 @@ public:
     int64_t offset() const override { return static_cast<int64_t>(m_pos); }
     bool linesStay() const override { return true; }
 
+    std::string_view unread() const override {
+        if (m_pos >= m_data.size() || !m_error.empty()) return {};
+        return m_data.substr(m_pos, kChunkBytes);
+    }
+    void advance(size_t bytes, uint64_t lines) override {
+        m_pos += bytes;
+        m_line += lines;
+    }
+
     uint64_t skipLines(uint64_t max) override {
         if (m_pos >= m_data.size() || !m_error.empty()) return 0;
         // A chunk at a time: a line that does not end in it is left to next(), which checks
@@ -374,6 +399,7 @@ struct TraceParser::Impl {
     std::array<AtpPart*, kSectionKinds> bySection{};
     std::vector<TraceListener*> listeners;
     uint64_t readAheadBytes = kReadAheadBytes;
+    bool takeLines = true;
 
     // (A template: each source's next() is called directly, not through the vtable.)
     template <typename Source>
@@ -385,8 +411,8 @@ namespace {
 // The state of one pass over an input.
 class Pass {
 public:
-    Pass(std::array<AtpPart*, kSectionKinds>& bySection, Context& context)
-        : m_bySection(bySection), m_context(context) {}
+    Pass(std::array<AtpPart*, kSectionKinds>& bySection, Context& context, bool takeLines)
+        : m_bySection(bySection), m_context(context), m_takeLines(takeLines) {}
 
     // `source` tells where the next line starts (asked for section lines only).
     bool line(std::string_view raw, uint64_t number, const LineSource& source, std::string& error) {
@@ -404,10 +430,18 @@ public:
     uint64_t skippable() const { return m_skips ? m_part->skippable() : 0; }
     void skipped(uint64_t lines) { m_part->skipped(lines); }
 
+    // AtpPart::takeLines() of the current section's part, where it takes any.
+    bool takesLines() const { return m_takes; }
+    bool takeLines(std::string_view unread, uint64_t firstLine, size_t& bytes, uint64_t& lines,
+                   std::string& error) {
+        return m_part->takeLines(unread, firstLine, m_context, bytes, lines, error);
+    }
+
     bool endSection(uint64_t number, std::string& error) {
         AtpPart* part = m_part;
         m_part = nullptr;
         m_skips = false;
+        m_takes = false;
         return part == nullptr || part->endSection(number, m_context, error);
     }
 
@@ -442,6 +476,7 @@ private:
         for (TraceListener* l : m_context.listeners()) l->onSection(kind, m_name, where);
         m_part = m_bySection[static_cast<size_t>(kind)];
         m_skips = m_part != nullptr && m_part->skipsIn(kind);
+        m_takes = m_takeLines && m_part != nullptr && m_part->takesIn(kind);
         if (m_part == nullptr) {
             detail::warn(m_context, number,
                          "unknown section " + detail::excerpt(m_name) +
@@ -456,6 +491,8 @@ private:
     bool m_inHeader = true;
     AtpPart* m_part = nullptr;
     bool m_skips = false;  // m_part->skipsIn() the section
+    bool m_takeLines;      // TraceParser::setTakeLines()
+    bool m_takes = false;  // m_part->takesIn() the section, and m_takeLines
     std::string m_name;
 };
 
@@ -486,7 +523,7 @@ bool TraceParser::Impl::run(Source& source, Context& context, std::string& error
     const EndInput endInput(parts);
     for (auto& part : parts) part->beginFile(context);
     for (TraceListener* l : listeners) l->onFileBegin(context.fileName());
-    Pass pass(bySection, context);
+    Pass pass(bySection, context, takeLines);
     std::string_view line;
     uint64_t number = 0;
     while (source.next(line, number)) {
@@ -497,6 +534,16 @@ bool TraceParser::Impl::run(Source& source, Context& context, std::string& error
                 number += skipped;
                 pass.skipped(skipped);
             }
+        }
+        if (pass.takesLines()) {
+            size_t bytes = 0;
+            uint64_t lines = 0;
+            const bool ok = pass.takeLines(source.unread(), number + 1, bytes, lines, error);
+            if (lines > 0) {
+                source.advance(bytes, lines);
+                number += lines;
+            }
+            if (!ok) return false;
         }
     }
     error = source.error();
@@ -525,6 +572,8 @@ void TraceParser::addPart(std::unique_ptr<AtpPart> part) {
 void TraceParser::addListener(TraceListener& listener) { m_impl->listeners.push_back(&listener); }
 
 void TraceParser::setReadAhead(uint64_t minBytes) { m_impl->readAheadBytes = minBytes; }
+
+void TraceParser::setTakeLines(bool on) { m_impl->takeLines = on; }
 
 bool TraceParser::parseFile(const std::string& path, std::string& error) {
     std::unique_ptr<ChunkedSource> source = openFile(path, path, 0, 1, error);

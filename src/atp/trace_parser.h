@@ -135,6 +135,24 @@ public:
         (void)kind;
         return true;
     }
+    // A fast path (optional): the part reads lines straight from the input's buffer, finding
+    // each line's end itself, with the same records, warnings and errors as line() would give.
+    // `unread`: the bytes after the line just read, from the start of line `firstLine` (they
+    // may end inside a line). The part takes whole lines (each ending in '\n') from its start
+    // and stops at the first one it leaves to line() (e.g. a blank or section line); `bytes`
+    // and `lines`: what it took. False with `error` at a malformed line, as line().
+    virtual bool takeLines(std::string_view unread, uint64_t firstLine, SectionContext& context,
+                           size_t& bytes, uint64_t& lines, std::string& error) {
+        (void)unread, (void)firstLine, (void)context, (void)error;
+        bytes = 0;
+        lines = 0;
+        return true;
+    }
+    // Whether takeLines() may take lines in a section of `kind` (asked once per section).
+    virtual bool takesIn(SectionKind kind) const {
+        (void)kind;
+        return false;
+    }
 };
 
 // The OpenCL, HSA, Perfmarker and Stack Trace parts of spec §1-4 and §6.
@@ -157,6 +175,9 @@ public:
     // records, their order, the warnings and the errors are the same either way.
     void setReadAhead(uint64_t minBytes);
     static constexpr uint64_t kReadAheadBytes = uint64_t{1} << 20;
+    // Whether parts may read lines in bulk (AtpPart::takeLines(); default true). The records,
+    // their order, the warnings and the errors are the same either way.
+    void setTakeLines(bool on);
 
     // Reads an .atp file, or a standalone .clperfmarker / .amdtperfmarker file. False with
     // `error` naming the file, the line and what was expected at the first malformed line;

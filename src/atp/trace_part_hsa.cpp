@@ -107,7 +107,7 @@ private:
         const uint64_t line = joined.timestampLine;
         m_call.timestampLine = {m_fileName, line};
         m_text = joined.timestampText.data();
-        splitTokens(joined.timestampText, m_fields);
+        if (!joined.timestampSplit) splitTokens(joined.timestampText, m_fields);
         splitRunTogetherName();
         const size_t n = m_fields.size();
         if (n != kBaseFields && n != kCopyFields) {
@@ -197,7 +197,6 @@ private:
     scan::ApiText m_api;
     HsaApiCall m_call;
     HsaKernelDispatch m_dispatch;
-    scan::Fields m_fields;
     const char* m_text = nullptr;  // the line m_fields lie in
     bool m_inKernelSection = false;
     bool m_haveCount = false;

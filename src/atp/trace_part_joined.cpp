@@ -100,8 +100,37 @@ bool JoinedApiPart::line(std::string_view text, uint64_t lineNumber, SectionCont
     if (step == ThreadBlocks::Step::Count) {
         return finishBlock(lineNumber, context, error) && startBlock(lineNumber, context, error);
     }
-    if (step == ThreadBlocks::Step::Entry) return timestampLine(text, lineNumber, context, error);
+    if (step == ThreadBlocks::Step::Entry) {
+        return timestampLine(text, lineNumber, context, error, false);
+    }
     return true;
+}
+
+// The entry lines of the timestamp block, each split into m_fields as its end is found.
+bool JoinedApiPart::takeLines(std::string_view unread, uint64_t firstLine,
+                              SectionContext& context, size_t& bytes, uint64_t& lines,
+                              std::string& error) {
+    lines = 0;
+    const char* const begin = unread.data();
+    const char* const end = begin + unread.size();
+    const char* p = begin;
+    bool ok = true;
+    if (m_current == m_timestampKind && !m_skipping) {
+        // (A line that does not start with a plain byte may be blank or a section line.)
+        while (ok && m_blocks.entriesLeft() > 0 && p < end && scan::plainStart(*p)) {
+            const char* nl = scan::splitLineTokens(p, end, m_fields);
+            if (nl == nullptr) break;
+            // Trimmed, the line ends with its last token.
+            const std::string_view last = m_fields[m_fields.size() - 1];
+            const std::string_view text(p, static_cast<size_t>(last.data() + last.size() - p));
+            m_blocks.skipEntries(1);
+            ok = timestampLine(text, firstLine + lines, context, error, true);
+            ++lines;
+            p = nl + 1;
+        }
+    }
+    bytes = static_cast<size_t>(p - begin);
+    return ok;
 }
 
 bool JoinedApiPart::startBlock(uint64_t lineNumber, SectionContext& context, std::string& error) {
@@ -126,7 +155,7 @@ bool JoinedApiPart::startBlock(uint64_t lineNumber, SectionContext& context, std
 }
 
 bool JoinedApiPart::timestampLine(std::string_view text, uint64_t lineNumber,
-                                  SectionContext& context, std::string& error) {
+                                  SectionContext& context, std::string& error, bool split) {
     if (!m_blockPaired) return true;
     JoinedLine& joined = m_joined;  // (every member is set below or by nextEntry())
     bool end = false;
@@ -140,6 +169,7 @@ bool JoinedApiPart::timestampLine(std::string_view text, uint64_t lineNumber,
     joined.hasTimestamp = true;
     joined.timestampText = text;
     joined.timestampLine = lineNumber;
+    joined.timestampSplit = split;
     return announce(joined, context, error);
 }
 

@@ -35,6 +35,8 @@ struct JoinedLine {
     bool hasTimestamp = false;
     std::string_view timestampText;
     uint64_t timestampLine = 0;
+    // The timestamp line's tokens are already in JoinedApiPart::m_fields (false: split it).
+    bool timestampSplit = false;
     // The API line already split on the reading thread (null: split it here).
     const scan::ApiText* api = nullptr;
     const std::string_view* params = nullptr;
@@ -75,10 +77,16 @@ public:
     uint64_t skippable() const override;
     void skipped(uint64_t lines) override;
     bool skipsIn(SectionKind kind) const override { return kind == m_apiKind; }
+    bool takeLines(std::string_view unread, uint64_t firstLine, SectionContext& context,
+                   size_t& bytes, uint64_t& lines, std::string& error) override;
+    bool takesIn(SectionKind kind) const override { return kind == m_timestampKind; }
 
 protected:
     // The input's name (SectionContext::fileName(), kept at beginFile(): asked for every record).
     std::string_view m_fileName;
+    // The tokens of a timestamp line (JoinedLine::timestampSplit), or of any line the part
+    // splits.
+    scan::Fields m_fields;
 
     // Parses the pair and tells the listeners; false with `error` at a malformed line.
     virtual bool announce(const JoinedLine& joined, SectionContext& context,
@@ -88,7 +96,8 @@ private:
     bool openApiCursor(SectionContext& context, std::string& error, bool ahead = false);
     [[gnu::always_inline]] inline bool nextEntry(JoinedLine& joined, std::string& error, bool& end);
     [[gnu::always_inline]] inline bool timestampLine(std::string_view text, uint64_t lineNumber,
-                                                     SectionContext& context, std::string& error);
+                                                     SectionContext& context, std::string& error,
+                                                     bool split);
     bool startBlock(uint64_t lineNumber, SectionContext& context, std::string& error);
     bool finishBlock(uint64_t lineNumber, SectionContext& context, std::string& error,
                      bool warnMissing = true);

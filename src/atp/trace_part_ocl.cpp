@@ -94,7 +94,7 @@ private:
         m_line = joined.timestampLine;
         m_text = joined.timestampText.data();
         m_call.timestampLine = {m_fileName, joined.timestampLine};
-        splitTokens(joined.timestampText, m_fields);
+        if (!joined.timestampSplit) splitTokens(joined.timestampText, m_fields);
         if (m_fields.size() < kBaseFields) {
             error = expectedGot(context, m_line, "a timestamp line 'type name start end ...'",
                                 joined.timestampText);
@@ -215,7 +215,6 @@ private:
 
     scan::ApiText m_api;        // of the API line
     OclApiCall m_call;          // reused: its vectors and strings keep capacity
-    scan::Fields m_fields;      // of the timestamp line
     uint64_t m_line = 0;        // the timestamp line being read
     const char* m_text = nullptr;  // its text
     bool m_commandSet = false;  // m_call.command holds fields of an enqueue

@@ -259,57 +259,88 @@ inline uint64_t skipPlainLines(const char*& p, const char* end, uint64_t max) {
 
 // ---- whitespace tokens ---------------------------------------------------------------------
 
+#if PERFMARKER_SCAN_SSE2
+// The 64 bytes at p, as four 16-byte loads.
+struct Load64 {
+    explicit Load64(const char* p)
+        : a(load16(p)), b(load16(p + 16)), c(load16(p + 32)), d(load16(p + 48)) {}
+    // Whether one of them is below ' ' (a control byte, '\t', '\r' and '\n' among them).
+    bool anyControl() const {
+        const __m128i least = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(c, d));
+        return maskOf(_mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)),
+                                     _mm_set1_epi8(0x1f))) != 0;
+    }
+    // Those equal to `x`.
+    uint64_t equalMask(char x) const {
+        return maskOf(equal(a, x)) | (uint64_t{maskOf(equal(b, x))} << 16) |
+               (uint64_t{maskOf(equal(c, x))} << 32) | (uint64_t{maskOf(equal(d, x))} << 48);
+    }
+    __m128i a, b, c, d;
+};
+#endif
+
 // The separators (SpaceBytes) among the 64 bytes at p.
 inline uint64_t spaceMask64(const char* p) {
 #if PERFMARKER_SCAN_SSE2
     // Timestamp lines hold no bytes below ' ': one test for all 64 bytes, and then the
     // separators are the spaces.
-    const __m128i a = load16(p), b = load16(p + 16), c = load16(p + 32), d = load16(p + 48);
-    const __m128i least = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(c, d));
-    const __m128i control =
-        _mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
-    if (maskOf(control) == 0) {
-        return maskOf(equal(a, ' ')) | (uint64_t{maskOf(equal(b, ' '))} << 16) |
-               (uint64_t{maskOf(equal(c, ' '))} << 32) | (uint64_t{maskOf(equal(d, ' '))} << 48);
-    }
+    const Load64 bytes(p);
+    if (!bytes.anyControl()) return bytes.equalMask(' ');
 #endif
     return maskOfBlock(SpaceBytes{}, Bounds{p, p + 64}, p, 64);
 }
 
-// splitFields() of ocl_timestamp.h: the runs of bytes other than ' ', '\t', '\r', '\n'.
-inline void splitTokens(std::string_view line, Fields& fields) {
-    fields.clear();
-    const char* p = line.data();
-    const size_t n = line.size();
-    // At most one field in two bytes. The edges of the separator runs alternate between the
-    // start of a field and its end.
-    std::string_view* const out = fields.room(n / 2 + 1);
-    size_t count = 0;
-    const char* start = nullptr;  // of the field whose end comes next (null: none)
-    uint64_t before = 1;          // whether the byte before the block is a separator
-    const auto visit = [&](size_t base, uint64_t space) {
-        uint64_t edges = space ^ ((space << 1) | before);
-        before = space >> 63;
-        const char* block = p + base;
-        if (start != nullptr && edges != 0) {  // the end of a field begun in an earlier block
-            out[count++] =
-                std::string_view(start, static_cast<size_t>(block + lowestBit(edges) - start));
-            start = nullptr;
+// The fields of a line, from the separators of its 64-byte blocks in turn: the edges of the
+// separator runs alternate between the start of a field and its end.
+class TokenEdges {
+public:
+    explicit TokenEdges(std::string_view* out) : m_out(out) {}
+
+    // The block at `block`; `space`: its separators (1 bits).
+    [[gnu::always_inline]] void visit(const char* block, uint64_t space) {
+        uint64_t edges = space ^ ((space << 1) | m_before);
+        m_before = space >> 63;
+        if (m_start != nullptr && edges != 0) {  // the end of a field begun in an earlier block
+            m_out[m_count++] =
+                std::string_view(m_start, static_cast<size_t>(block + lowestBit(edges) - m_start));
+            m_start = nullptr;
             edges &= edges - 1;
         }
         while (edges != 0) {  // a start, then its end (or none in this block)
             const unsigned first = lowestBit(edges);
             edges &= edges - 1;
             if (edges == 0) {
-                start = block + first;
+                m_start = block + first;
                 break;
             }
-            out[count++] = std::string_view(block + first, lowestBit(edges) - first);
+            m_out[m_count++] = std::string_view(block + first, lowestBit(edges) - first);
             edges &= edges - 1;
         }
-    };
+    }
+    // The line ends at `end`, a block boundary, maybe in a field.
+    void finish(const char* end) {
+        if (m_start != nullptr) {
+            m_out[m_count++] = std::string_view(m_start, static_cast<size_t>(end - m_start));
+        }
+    }
+    size_t count() const { return m_count; }
+
+private:
+    std::string_view* m_out;
+    size_t m_count = 0;
+    const char* m_start = nullptr;  // of the field whose end comes next (null: none)
+    uint64_t m_before = 1;          // whether the byte before the block is a separator
+};
+
+// splitFields() of ocl_timestamp.h: the runs of bytes other than ' ', '\t', '\r', '\n'.
+inline void splitTokens(std::string_view line, Fields& fields) {
+    fields.clear();
+    const char* p = line.data();
+    const size_t n = line.size();
+    // At most one field in two bytes.
+    TokenEdges tokens(fields.room(n / 2 + 1));
     size_t base = 0;
-    for (; base + 64 <= n; base += 64) visit(base, spaceMask64(p + base));
+    for (; base + 64 <= n; base += 64) tokens.visit(p + base, spaceMask64(p + base));
     if (base < n) {
         const size_t rest = n - base;
         // The last 64 bytes of a longer line, or the rest alone; a separator after the end
@@ -317,14 +348,56 @@ inline void splitTokens(std::string_view line, Fields& fields) {
         const uint64_t space = n >= 64
                                    ? spaceMask64(p + n - 64) >> (64 - rest)
                                    : maskOfBlock(SpaceBytes{}, Bounds{p, p + n}, p + base, rest);
-        visit(base, space | (~uint64_t{0} << rest));
-    } else if (start != nullptr) {  // the line ends in a field at a block boundary
-        out[count++] = std::string_view(start, static_cast<size_t>(p + n - start));
+        tokens.visit(p + base, space | (~uint64_t{0} << rest));
+    } else {
+        tokens.finish(p + n);
     }
-    fields.grow(count);
+    fields.grow(tokens.count());
 }
 
-// The same into a vector (tests).
+// The longest line splitLineTokens() splits.
+inline constexpr size_t kLineTokensBytes = 1024;
+
+// splitTokens() of the line that starts at p and ends at the first '\n' of [p, end), found in
+// the same pass as its tokens: returns that '\n', with the tokens of the line in `fields` (the
+// bytes after the '\n' are read, not used). Null, with `fields` unspecified, when the line is
+// longer than kLineTokensBytes or its '\n' is not in whole 64-byte blocks inside [p, end): the
+// caller then reads it the usual way. With *p a plainStart() byte, the line as trimText() trims
+// it ends where its last field ends.
+inline const char* splitLineTokens(const char* p, const char* end, Fields& fields) {
+    const char* limit = end - p > static_cast<ptrdiff_t>(kLineTokensBytes)
+                            ? p + kLineTokensBytes
+                            : end;
+#if PERFMARKER_SCAN_SSE2
+    fields.clear();
+    TokenEdges tokens(fields.room(kLineTokensBytes / 2 + 1));
+    for (const char* block = p; limit - block >= 64; block += 64) {
+        const Load64 bytes(block);
+        if (!bytes.anyControl()) {  // no '\n', and the separators are the spaces
+            tokens.visit(block, bytes.equalMask(' '));
+            continue;
+        }
+        const uint64_t ends = bytes.equalMask('\n');
+        const uint64_t space = maskOfBlock(SpaceBytes{}, Bounds{block, block + 64}, block, 64);
+        if (ends == 0) {
+            tokens.visit(block, space);
+            continue;
+        }
+        // Every byte from the '\n' on counts as a separator: the last field ends there.
+        const unsigned at = lowestBit(ends);
+        tokens.visit(block, space | (~uint64_t{0} << at));
+        fields.grow(tokens.count());
+        return block + at;
+    }
+    return nullptr;
+#else
+    const char* nl = findByte(p, limit, '\n');
+    if (nl == limit) return nullptr;
+    splitTokens(std::string_view(p, static_cast<size_t>(nl - p)), fields);
+    return nl;
+#endif
+}
+
 inline void splitTokens(std::string_view line, std::vector<std::string_view>& fields) {
     Fields found;
     splitTokens(line, found);

@@ -2,8 +2,9 @@
 // below 8 is a selector: it picks a section line put in front of the rest (so a target keeps
 // its part busy even when the input lost its own section line) and, when odd, reads the input
 // as a stream (the paired sections are then kept in memory instead of read again). Every input
-// is read twice, with and without the second thread that reads API sections ahead
-// (TraceParser::setReadAhead()), and both reads must see the same records and end the same way.
+// is read twice: once plainly, once with the second thread that reads API sections ahead
+// (TraceParser::setReadAhead()) and with lines read in bulk (TraceParser::setTakeLines()); both
+// reads must see the same records and end the same way.
 // Every line of the input also goes through the reader's fast scanners and the plain definitions
 // they replace (compareScanners()).
 #pragma once
@@ -103,6 +104,11 @@ inline void compareScanners(std::string_view text) {
     while (!text.empty()) {
         const size_t nl = text.find('\n');
         const std::string line(text.substr(0, nl));
+        // The line found and split in one pass, in the bytes that follow it.
+        scan::Fields lineFields;
+        const char* lineEnd =
+            scan::splitLineTokens(text.data(), text.data() + text.size(), lineFields);
+        same(lineEnd == nullptr || (nl != std::string_view::npos && lineEnd == text.data() + nl));
         text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
 
         ApiLine api;
@@ -118,6 +124,8 @@ inline void compareScanners(std::string_view text) {
         scan::splitTokens(line, fast);
         splitFields(line, reference);
         same(fast == reference);
+        same(lineEnd == nullptr ||
+             std::vector<std::string_view>(lineFields.begin(), lineFields.end()) == reference);
         for (const std::string_view token : reference) {
             const std::string own(token);
             uint64_t value = 0, expected = 0;
@@ -148,6 +156,7 @@ inline void run(const uint8_t* data, size_t size, std::initializer_list<SectionK
     for (int ahead = 0; ahead < 2; ++ahead) {
         TraceParser parser;
         parser.setReadAhead(ahead == 1 ? 0 : UINT64_MAX);
+        parser.setTakeLines(ahead == 1);  // the plain read: one line at a time
         parser.addListener(consumers[ahead]);
         if (asStream) {
             std::istringstream in(text);

@@ -62,12 +62,14 @@ struct Outcome {
     size_t calls = 0;
 };
 
-// how: 0 buffer, 1 stream, 2 file (written to a temporary file).
-Outcome parseWith(const std::string& text, uint64_t readAhead, int how) {
+// how: 0 buffer, 1 stream, 2 file (written to a temporary file). takeLines: whether parts may
+// read lines in bulk (TraceParser::setTakeLines()).
+Outcome parseWith(const std::string& text, uint64_t readAhead, int how, bool takeLines = true) {
     Outcome o;
     Recorder r;
     TraceParser parser;
     parser.setReadAhead(readAhead);
+    parser.setTakeLines(takeLines);
     parser.addListener(r);
     if (how == 0) {
         o.ok = parser.parseBuffer(text, "t.atp", o.error);
@@ -99,17 +101,23 @@ Outcome parseWith(const std::string& text, uint64_t readAhead, int how) {
     return o;
 }
 
-// The outcome of reading `text` every way, with and without the second thread, is one.
+// The outcome of reading `text` every way, with and without the second thread, with and
+// without lines read in bulk, is one.
 Outcome sameEveryWay(const std::string& text) {
-    const Outcome plain = parseWith(text, kNever, 0);
+    const Outcome plain = parseWith(text, kNever, 0, false);
     for (int how = 0; how < 3; ++how) {
         for (const uint64_t ahead : {kAlways, kNever}) {
-            SCOPED_TRACE("how " + std::to_string(how) + ", ahead " + std::to_string(ahead == 0));
-            const Outcome o = parseWith(text, ahead, how);
-            EXPECT_EQ(o.ok, plain.ok);
-            EXPECT_EQ(o.error, plain.error);
-            EXPECT_TRUE(o.log == plain.log);  // (not printed: megabytes)
-            EXPECT_TRUE(o.params == plain.params);
+            for (const bool takeLines : {true, false}) {
+                if (how == 0 && ahead == kNever && !takeLines) continue;  // (plain)
+                SCOPED_TRACE("how " + std::to_string(how) + ", ahead " +
+                             std::to_string(ahead == 0) + ", in bulk " +
+                             std::to_string(takeLines));
+                const Outcome o = parseWith(text, ahead, how, takeLines);
+                EXPECT_EQ(o.ok, plain.ok);
+                EXPECT_EQ(o.error, plain.error);
+                EXPECT_TRUE(o.log == plain.log);  // (not printed: megabytes)
+                EXPECT_TRUE(o.params == plain.params);
+            }
         }
     }
     return plain;
@@ -151,6 +159,45 @@ TEST(TraceParserAhead, OddLinesInTheApiSection) {
     const Outcome o = sameEveryWay(text);
     EXPECT_TRUE(o.ok) << o.error;
     EXPECT_NE(o.log.find("p2"), std::string::npos);
+}
+
+// Timestamp lines that the bulk path (AtpPart::takeLines()) leaves to the line-by-line one, or
+// splits itself, in random places: blank and indented lines, CRLF, tabs, padding, lines longer
+// than kLineTokensBytes, ends at every offset of a 64-byte block, and lines cut across the
+// file's 1 MiB buffers.
+TEST(TraceParserAhead, OddLinesInTheTimestampSection) {
+    std::mt19937 rng(17);
+    const std::string base = bigTrace(200);
+    const size_t tsStart = base.find("=====ocl Timestamp Output=====");
+    const size_t tsEnd = base.find("=====Perfmarker Output=====");
+    for (int round = 0; round < 6; ++round) {
+        std::string text = base.substr(0, tsStart);
+        std::istringstream lines(base.substr(tsStart, tsEnd - tsStart));
+        std::string line;
+        bool first = true;
+        while (std::getline(lines, line)) {
+            const bool entry = line.size() > 20;
+            if (first || !entry || rng() % 4 != 0) {
+                text += line + "\n";
+                first = false;
+                continue;
+            }
+            switch (rng() % 7) {
+                case 0: text += line + "\n\n   \n"; break;
+                case 1: text += "  " + line + "\n"; break;
+                case 2: text += line + "\r\n"; break;
+                case 3: text += line.substr(0, 4) + "\t" + line.substr(5) + "\t\n"; break;
+                case 4: text += line + std::string(rng() % 1200, ' ') + "\n"; break;
+                case 5: text += line.substr(0, line.find_last_not_of(' ') + 1) + "\n"; break;
+                default: text += line + std::string(rng() % 64, ' ') + "\n"; break;
+            }
+        }
+        text += base.substr(tsEnd);
+        SCOPED_TRACE("round " + std::to_string(round));
+        const Outcome o = sameEveryWay(text);
+        EXPECT_TRUE(o.ok) << o.error;
+        EXPECT_EQ(o.calls, 200u * 25);
+    }
 }
 
 // Lines longer than the buffer a file is read in (1 MiB), one at the start of the API section

@@ -3,6 +3,7 @@
 // memchr. Random lines of many lengths cross the 16- and 64-byte steps at every offset.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <random>
@@ -130,6 +131,50 @@ TEST(TraceParserScan, TokensAcrossBlocks) {
         splitFields(line, reference);
         ASSERT_EQ(std::vector<std::string_view>(fields.begin(), fields.end()), reference);
     }
+}
+
+// splitLineTokens(): the first line of a buffer (lines of 0 to 1100 bytes, then more lines),
+// found and split in one pass, as findByte() and splitFields() find and split it. It may leave a
+// line to the caller only when the line is too long or its '\n' is not in whole 64-byte blocks
+// of the buffer.
+TEST(TraceParserScan, LineTokensWithTheirEnd) {
+    std::mt19937 rng(21);
+    const std::vector<std::string> alphabets = {"        \t\rab0\x01", "a  ", " ", "a",
+                                                "0123456789 clFoo"};
+    scan::Fields fields;
+    std::vector<std::string_view> reference;
+    int split = 0;
+    int left = 0;
+    for (int round = 0; round < 20000; ++round) {
+        const std::string& alphabet = alphabets[round % alphabets.size()];
+        const size_t length = round % 7 == 0 ? 1000 + rng() % 100 : rng() % 300;
+        std::string buffer = "x" + randomText(rng, alphabet, length);
+        if (round % 5 != 0) buffer += "\n" + randomText(rng, "ab \n", rng() % 200);
+        const std::string own(buffer);  // exactly these bytes, so ASan sees any read beyond
+        const char* p = own.data();
+        const char* end = p + own.size();
+        const char* got = scan::splitLineTokens(p, end, fields);
+        const char* nl = std::find(p, end, '\n');
+        const size_t readable = std::min<size_t>(own.size(), scan::kLineTokensBytes);
+        const bool mustSplit = nl != end && static_cast<size_t>(nl - p) < readable / 64 * 64;
+        if (got == nullptr) {
+            ASSERT_FALSE(mustSplit) << detail::excerpt(own);
+            ++left;
+            continue;
+        }
+        ++split;
+        ASSERT_EQ(got, nl) << detail::excerpt(own);
+        const std::string_view line(p, static_cast<size_t>(nl - p));
+        splitFields(line, reference);
+        ASSERT_EQ(std::vector<std::string_view>(fields.begin(), fields.end()), reference)
+            << detail::excerpt(own);
+        // The line trimmed ends with its last field.
+        const std::string_view last = reference.back();
+        EXPECT_EQ(detail::trimText(line).size(),
+                  static_cast<size_t>(last.data() + last.size() - p));
+    }
+    EXPECT_GT(split, 10000);
+    EXPECT_GT(left, 2000);
 }
 
 TEST(TraceParserScan, NumbersAsFromChars) {
