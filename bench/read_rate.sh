@@ -79,7 +79,11 @@ bytes=$(stat -c %s "$trace")
 echo "read_rate.sh: synthetic trace of $((bytes / 1000000)) MB"
 [[ -n "$write" ]] && exit 0
 runs=("${benches[0]}" "${benches[0]} --one-thread" "${benches[@]:1}")
-cat "$trace" >/dev/null  # same page-cache state for both readers
+# The trace just written is still being written back to the disk: that would take a core from
+# the readers for the first seconds. It is flushed first, then read once (the same page-cache
+# state for every command).
+sync "$trace"
+cat "$trace" >/dev/null
 
 # Runs a command, its output kept in $dir/out; prints "<wall s> <user s> <system s>".
 timed() {

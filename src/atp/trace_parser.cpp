@@ -40,11 +40,6 @@ public:
     // Passes over up to `max` lines that are neither blank nor section lines (AtpPart::
     // skippable()) among those already in memory; returns how many.
     virtual uint64_t skipLines(uint64_t max) = 0;
-    // The bytes already in memory after the line just read (they may end inside a line; empty
-    // after an error), for AtpPart::takeLines(); advance() passes over `bytes` of them, which
-    // hold `lines` whole lines.
-    virtual std::string_view unread() const = 0;
-    virtual void advance(size_t bytes, uint64_t lines) = 0;
 };
 
 // Lines of a byte stream read in chunks: one buffer, reused; a line is a view into it. Once a

@@ -94,6 +94,12 @@ public:
     // Null when the cursor cannot hold its buffers (its lines are then copied).
     virtual std::shared_ptr<const void> holdBuffer() { return nullptr; }
     virtual uint64_t bufferSerial() const { return 0; }
+    // The bytes already in memory after the line just read (they may end inside a line; empty
+    // after an error, or from a cursor that does not tell), for a reader that finds the next
+    // lines itself (AtpPart::takeLines(), ReadAhead); they lie where the line just read lies
+    // (the same buffer). advance() passes over `bytes` of them, which hold `lines` whole lines.
+    virtual std::string_view unread() const { return {}; }
+    virtual void advance(size_t bytes, uint64_t lines) { (void)bytes, (void)lines; }
 };
 
 // The longest line the reader accepts (a longer one is an error, not an allocation).

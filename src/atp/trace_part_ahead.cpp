@@ -150,6 +150,33 @@ void ReadAhead::work() {
     }
 }
 
+// The cursor's next line: one of the whole lines after its last one (unread()) while there are
+// any, found here without a call to the cursor; then the cursor's.
+bool ReadAhead::nextRaw(std::string_view& raw, uint64_t& number) {
+    if (m_taken < m_unread.size()) {
+        const char* p = m_unread.data() + m_taken;
+        const char* end = m_unread.data() + m_unread.size();
+        const char* nl = scan::findByte(p, end, '\n');
+        if (nl != end && static_cast<size_t>(nl - p) <= kMaxTraceLineBytes) {
+            raw = std::string_view(p, static_cast<size_t>(nl - p));  // (trimmed of any '\r')
+            m_taken = static_cast<size_t>(nl + 1 - m_unread.data());
+            number = m_cursorNumber + ++m_takenLines;
+            return true;
+        }
+    }
+    if (m_takenLines > 0) m_cursor->advance(m_taken, m_takenLines);
+    m_taken = 0;
+    m_takenLines = 0;
+    if (!m_cursor->next(raw, number)) {
+        m_unread = {};
+        return false;
+    }
+    m_cursorNumber = number;
+    m_unread = m_cursor->unread();
+    m_serial = m_cursor->bufferSerial();
+    return true;
+}
+
 // False when the section ended in this batch.
 bool ReadAhead::fill(Batch& batch) {
     // Whether the cursor gave a line (blank, or the next section line) after the last one kept,
@@ -165,7 +192,7 @@ bool ReadAhead::fill(Batch& batch) {
             number = m_pendingNumber;
         } else {
             std::string_view raw;
-            if (!m_cursor->next(raw, number)) {
+            if (!nextRaw(raw, number)) {
                 batch.error = m_cursor->error();
                 break;
             }
@@ -193,7 +220,7 @@ bool ReadAhead::fill(Batch& batch) {
 bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
     if (batch.lines.size() == kBatchLines) return false;
     if (!m_copy && !m_linesStay) {
-        const uint64_t serial = m_cursor->bufferSerial();
+        const uint64_t serial = m_serial;
         if (batch.holds.empty() || serial != batch.heldSerial) {
             std::shared_ptr<const void> hold = m_cursor->holdBuffer();
             if (hold) {

@@ -96,6 +96,7 @@ private:
     static void spin(Ready ready);
     void work();
     bool fill(Batch& batch);
+    [[gnu::always_inline]] inline bool nextRaw(std::string_view& raw, uint64_t& number);
     bool add(Batch& batch, std::string_view text, uint64_t number);
     Batch* takeFree();
     void queue(Batch* batch);
@@ -105,6 +106,13 @@ private:
     // bounce between the cores.
     alignas(64) std::unique_ptr<LineCursor> m_cursor;  // used by the reading thread only
     bool m_linesStay;
+    // The lines after the cursor's last one, found here (LineCursor::unread()): `m_taken` bytes
+    // holding `m_takenLines` lines are taken, not yet passed over in the cursor.
+    std::string_view m_unread;
+    size_t m_taken = 0;
+    uint64_t m_takenLines = 0;
+    uint64_t m_cursorNumber = 0;  // of the cursor's last line
+    uint64_t m_serial = 0;        // the cursor's bufferSerial() at its last line
     bool m_copy = false;  // lines neither stay nor can be held: copied into the batch's text
     // A line that did not fit into the previous batch (its view is still valid: the cursor has
     // not been asked again since).
