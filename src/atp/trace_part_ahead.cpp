@@ -31,8 +31,7 @@ void ReadAhead::Batch::clear() {
     }
     text.clear();
     holds.clear();
-    lines.clear();
-    params.clear();
+    count = 0;
     end = ended = false;
     endNumber = 0;
     error.clear();
@@ -43,7 +42,7 @@ ReadAhead::ReadAhead(std::unique_ptr<LineCursor>& cursor) : m_linesStay(cursor->
     for (size_t i = 0; i < kBatches; ++i) {
         m_batches.push_back(std::make_unique<Batch>());
         Batch& batch = *m_batches.back();
-        batch.lines.reserve(kBatchLines);
+        batch.lines.resize(kBatchLines);
         m_free.push_back(&batch);
     }
     m_freeCount.store(m_free.size(), std::memory_order_relaxed);
@@ -81,10 +80,10 @@ void ReadAhead::spin(Ready ready) {
     }
 }
 
-const ReadAhead::Line* ReadAhead::next() {
+ReadAhead::Line* ReadAhead::next() {
     for (;;) {
         if (m_current != nullptr) {
-            if (m_index < m_current->lines.size()) return &m_current->lines[m_index++];
+            if (m_index < m_current->count) return &m_current->lines[m_index++];
             if (m_current->failure) std::rethrow_exception(m_current->failure);
             if (m_current->end) return nullptr;
         }
@@ -218,7 +217,7 @@ bool ReadAhead::fill(Batch& batch) {
 
 // False when the batch is full (the line goes into the next one).
 bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
-    if (batch.lines.size() == kBatchLines) return false;
+    if (batch.count == kBatchLines) return false;
     if (!m_copy && !m_linesStay) {
         const uint64_t serial = m_serial;
         if (batch.holds.empty() || serial != batch.heldSerial) {
@@ -234,22 +233,22 @@ bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
     if (m_copy) {
         if (batch.text.capacity() < kBatchBytes) batch.text.reserve(kBatchBytes);
         if (batch.text.size() + text.size() > batch.text.capacity()) {
-            if (!batch.lines.empty()) return false;
+            if (batch.count > 0) return false;
             batch.text.reserve(text.size());  // a long line alone in a batch
         }
         const size_t at = batch.text.size();
         batch.text.append(text);
         text = std::string_view(batch.text.data() + at, text.size());
     }
-    Line& line = batch.lines.emplace_back();
+    Line& line = batch.lines[batch.count++];
     line.text = text;
     line.number = number;
+    line.params.clear();
+    // (Room for the usual lists at once: the lists go round between the lines and the parsing
+    // thread's records, and would grow again and again from small ones.)
+    if (line.params.capacity() < kLineParams) line.params.reserve(kLineParams);
     line.split = scan::parseApiText(text, line.api);
-    if (line.split) {
-        line.paramFirst = static_cast<uint32_t>(batch.params.size());
-        scan::appendParams(line.api.params, batch.params, line.api.line);
-        line.paramCount = static_cast<uint32_t>(batch.params.size() - line.paramFirst);
-    }
+    if (line.split) scan::appendParams(line.api.params, line.params, line.api.line);
     return true;
 }
 

@@ -41,15 +41,17 @@ public:
     struct Line {
         std::string_view text;  // trimmed, not blank
         uint64_t number = 0;
-        bool split = false;  // an API line: `api` and the parameters are set
+        bool split = false;  // an API line: `api` and `params` are set
         scan::ApiText api;
-        uint32_t paramFirst = 0;
-        uint32_t paramCount = 0;
+        // The parameters (scan::appendParams()). The parsing thread may swap them for a list of
+        // its own (the line is used again for a later one, its list with it).
+        std::vector<std::string_view> params;
     };
 
     static constexpr size_t kBatches = 4;
     static constexpr size_t kBatchBytes = size_t{256} << 10;  // of copied text
     static constexpr size_t kBatchLines = 4096;
+    static constexpr size_t kLineParams = 16;  // room for parameters of each line
 
     // Starts the thread on `cursor` and takes it; when no thread can be started, leaves it
     // where it is and started() is false.
@@ -65,14 +67,11 @@ public:
     // section line, included; false when it gave none since the previous line) and error()
     // is the cursor's error, empty at the section's end. An exception of the reading thread
     // (no memory for a long line) is thrown here, where the line it failed on would be.
-    const Line* next();
+    Line* next();
     // The next line when the batch being read has one (no waiting), else null: then next().
-    const Line* ready() {
-        if (m_current == nullptr || m_index == m_current->lines.size()) return nullptr;
+    Line* ready() {
+        if (m_current == nullptr || m_index == m_current->count) return nullptr;
         return &m_current->lines[m_index++];
-    }
-    const std::string_view* params(const Line& line) const {
-        return m_current->params.data() + line.paramFirst;
     }
     bool lastNumber(uint64_t& number) const;
     const std::string& error() const { return m_current->error; }
@@ -82,8 +81,10 @@ private:
         std::string text;       // copies of the lines (m_copy), never reallocated
         std::vector<std::shared_ptr<const void>> holds;  // the cursor's buffers of the lines
         uint64_t heldSerial = 0;                          // the cursor's last one of them
+        // kBatchLines lines, of which the first `count` are this batch's (the others are kept
+        // for their parameter lists' memory).
         std::vector<Line> lines;
-        std::vector<std::string_view> params;
+        size_t count = 0;
         bool end = false;    // the section ends after these lines
         bool ended = false;  // `endNumber` is set
         uint64_t endNumber = 0;

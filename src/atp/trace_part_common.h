@@ -112,7 +112,7 @@ public:
     Result nextEntry(std::string_view& text, uint64_t& lineNumber, std::string& error) {
         // (Inline for a line that the reading thread has handed over already.)
         if (m_remaining > 0 && m_ahead != nullptr && !m_ended) {
-            if (const ReadAhead::Line* line = m_ahead->ready()) {
+            if (ReadAhead::Line* line = m_ahead->ready()) {
                 m_aheadLine = line;
                 text = line->text;
                 lineNumber = line->number;
@@ -128,8 +128,7 @@ public:
     uint64_t count() const { return m_blocks.count(); }
     uint64_t remaining() const { return m_remaining; }
     // The line nextEntry() gave last as the reading thread split it (null without one).
-    const ReadAhead::Line* aheadLine() const { return m_aheadLine; }
-    const std::string_view* aheadParams() const { return m_ahead->params(*m_aheadLine); }
+    ReadAhead::Line* aheadLine() const { return m_aheadLine; }
 
 private:
     Result nextLineEntry(std::string_view& text, uint64_t& lineNumber, std::string& error);
@@ -138,7 +137,7 @@ private:
 
     std::unique_ptr<LineCursor> m_cursor;
     std::unique_ptr<ReadAhead> m_ahead;
-    const ReadAhead::Line* m_aheadLine = nullptr;
+    ReadAhead::Line* m_aheadLine = nullptr;
     const SectionContext& m_context;
     ThreadBlocks m_blocks;
     uint64_t m_remaining = 0;

@@ -73,11 +73,10 @@ bool JoinedApiPart::nextEntry(JoinedLine& joined, std::string& error, bool& end)
     const BlockCursor::Result r = m_api->nextEntry(joined.apiText, joined.apiLine, error);
     end = r == BlockCursor::Result::End;
     if (r != BlockCursor::Result::Ok) return r == BlockCursor::Result::End;
-    const ReadAhead::Line* ahead = m_api->aheadLine();
+    ReadAhead::Line* ahead = m_api->aheadLine();
     if (ahead != nullptr && ahead->split) {
         joined.api = &ahead->api;
-        joined.params = m_api->aheadParams();
-        joined.paramCount = ahead->paramCount;
+        joined.params = &ahead->params;
     } else {
         joined.api = nullptr;
     }

@@ -37,14 +37,14 @@ struct JoinedLine {
     uint64_t timestampLine = 0;
     // The timestamp line's tokens are already in JoinedApiPart::m_fields (false: split it).
     bool timestampSplit = false;
-    // The API line already split on the reading thread (null: split it here).
+    // The API line already split on the reading thread (null: split it here), and its
+    // parameters, which the part may take (swap).
     const scan::ApiText* api = nullptr;
-    const std::string_view* params = nullptr;
-    size_t paramCount = 0;
+    std::vector<std::string_view>* params = nullptr;
 };
 
 // The API line of `joined`, split: as the reading thread split it, or split here into `own`.
-// Its parameters go to `params`. Null, with `error` naming the line and `expected`, when the
+// Its parameters go to `params` (swapped with those of the reading thread's line). Null, with `error` naming the line and `expected`, when the
 // text is not an API line. (splitApiLineHere(): the line split here.)
 const scan::ApiText* splitApiLineHere(const JoinedLine& joined, const SectionContext& context,
                                       std::string_view expected, scan::ApiText& own,
@@ -57,7 +57,7 @@ inline const scan::ApiText* splitJoinedApiLine(const JoinedLine& joined,
     if (joined.api == nullptr) {
         return splitApiLineHere(joined, context, expected, own, params, error);
     }
-    params.assign(joined.params, joined.params + joined.paramCount);
+    params.swap(*joined.params);
     return joined.api;
 }
 

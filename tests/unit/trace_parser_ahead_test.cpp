@@ -364,11 +364,11 @@ TEST(ReadAhead, GivesTheTrimmedLinesSplitAndStopsAtTheSectionLine) {
             ASSERT_TRUE(line->split);
             EXPECT_EQ(line->api.name, "f");
             EXPECT_EQ(line->api.returnValue, "r");
-            ASSERT_EQ(line->paramCount, 3u);
-            EXPECT_EQ(ahead.params(*line)[2], "[c;d]");
+            ASSERT_EQ(line->params.size(), 3u);
+            EXPECT_EQ(line->params[2], "[c;d]");
         }
         if (line->text.front() == 'x') {
-            EXPECT_EQ(line->paramCount, 0u);
+            EXPECT_EQ(line->params.size(), 0u);
         }
         if (line->text.front() == 'n') {
             EXPECT_FALSE(line->split);
@@ -396,7 +396,7 @@ TEST(ReadAhead, ManyBatchesThenTheCursorsError) {
         ASSERT_EQ(line->number, 11 + count);
         ASSERT_TRUE(line->split);
         ASSERT_EQ(line->api.name, "f" + std::to_string(count));
-        ASSERT_EQ(ahead.params(*line)[1], "q");
+        ASSERT_EQ(line->params[1], "q");
         ++count;
     }
     EXPECT_EQ(count, 20000u);
