@@ -44,8 +44,9 @@ struct JoinedLine {
 };
 
 // The API line of `joined`, split: as the reading thread split it, or split here into `own`.
-// Its parameters go to `params` (swapped with those of the reading thread's line). Null, with `error` naming the line and `expected`, when the
-// text is not an API line. (splitApiLineHere(): the line split here.)
+// Its parameters go to `params` (swapped with those of the reading thread's line). Null, with
+// `error` naming the line and `expected`, when the text is not an API line.
+// (splitApiLineHere(): the line split here.)
 const scan::ApiText* splitApiLineHere(const JoinedLine& joined, const SectionContext& context,
                                       std::string_view expected, scan::ApiText& own,
                                       std::vector<std::string_view>& params, std::string& error);

@@ -178,6 +178,26 @@ inline uint64_t maskOfBlock(Classify classify, Bounds bounds, const char* p, siz
     return mask;
 }
 
+#if PERFMARKER_SCAN_SSE2
+// The 64 bytes at p, as four 16-byte loads.
+struct Load64 {
+    explicit Load64(const char* p)
+        : a(load16(p)), b(load16(p + 16)), c(load16(p + 32)), d(load16(p + 48)) {}
+    // Whether one of them is below ' ' (a control byte, '\t', '\r' and '\n' among them).
+    bool anyControl() const {
+        const __m128i least = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(c, d));
+        return maskOf(_mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)),
+                                     _mm_set1_epi8(0x1f))) != 0;
+    }
+    // Those equal to `x`.
+    uint64_t equalMask(char x) const {
+        return maskOf(equal(a, x)) | (uint64_t{maskOf(equal(b, x))} << 16) |
+               (uint64_t{maskOf(equal(c, x))} << 32) | (uint64_t{maskOf(equal(d, x))} << 48);
+    }
+    __m128i a, b, c, d;
+};
+#endif
+
 // ---- line ends -----------------------------------------------------------------------------
 
 // The first `c` in [p, end), or end.
@@ -236,13 +256,8 @@ inline uint64_t skipPlainLines(const char*& p, const char* end, uint64_t max) {
     const char* block = p;
 #if PERFMARKER_SCAN_SSE2
     // Lines of 50 to 400 bytes: 64 bytes a step, and the line starts visited from the mask.
-    const __m128i newline = _mm_set1_epi8('\n');
     for (; end - block >= 64; block += 64) {
-        uint64_t mask = maskOf(_mm_cmpeq_epi8(load16(block), newline)) |
-                        (uint64_t{maskOf(_mm_cmpeq_epi8(load16(block + 16), newline))} << 16) |
-                        (uint64_t{maskOf(_mm_cmpeq_epi8(load16(block + 32), newline))} << 32) |
-                        (uint64_t{maskOf(_mm_cmpeq_epi8(load16(block + 48), newline))} << 48);
-        for (; mask != 0; mask &= mask - 1) {
+        for (uint64_t mask = Load64(block).equalMask('\n'); mask != 0; mask &= mask - 1) {
             if (!passed(block + lowestBit(mask))) {
                 p = line;
                 return count;
@@ -258,26 +273,6 @@ inline uint64_t skipPlainLines(const char*& p, const char* end, uint64_t max) {
 }
 
 // ---- whitespace tokens ---------------------------------------------------------------------
-
-#if PERFMARKER_SCAN_SSE2
-// The 64 bytes at p, as four 16-byte loads.
-struct Load64 {
-    explicit Load64(const char* p)
-        : a(load16(p)), b(load16(p + 16)), c(load16(p + 32)), d(load16(p + 48)) {}
-    // Whether one of them is below ' ' (a control byte, '\t', '\r' and '\n' among them).
-    bool anyControl() const {
-        const __m128i least = _mm_min_epu8(_mm_min_epu8(a, b), _mm_min_epu8(c, d));
-        return maskOf(_mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)),
-                                     _mm_set1_epi8(0x1f))) != 0;
-    }
-    // Those equal to `x`.
-    uint64_t equalMask(char x) const {
-        return maskOf(equal(a, x)) | (uint64_t{maskOf(equal(b, x))} << 16) |
-               (uint64_t{maskOf(equal(c, x))} << 32) | (uint64_t{maskOf(equal(d, x))} << 48);
-    }
-    __m128i a, b, c, d;
-};
-#endif
 
 // The separators (SpaceBytes) among the 64 bytes at p.
 inline uint64_t spaceMask64(const char* p) {
@@ -398,6 +393,7 @@ inline const char* splitLineTokens(const char* p, const char* end, Fields& field
 #endif
 }
 
+// The same into a vector (tests).
 inline void splitTokens(std::string_view line, std::vector<std::string_view>& fields) {
     Fields found;
     splitTokens(line, found);
