@@ -178,11 +178,45 @@ bool ReadAhead::nextRaw(std::string_view& raw, uint64_t& number) {
 
 // False when the section ended in this batch.
 bool ReadAhead::fill(Batch& batch) {
+#if PERFMARKER_SCAN_WIDE
+    if (scan::wideBlocks()) return fillWide(batch);
+#endif
+    return fillIn<scan::Load64>(batch);
+}
+
+#if PERFMARKER_SCAN_WIDE
+[[PERFMARKER_SCAN_WIDE_TARGET]] bool ReadAhead::fillWide(Batch& batch) {
+    return fillIn<scan::Wide64>(batch);
+}
+#endif
+
+template <typename Block>
+bool ReadAhead::fillIn(Batch& batch) {
     // Whether the cursor gave a line (blank, or the next section line) after the last one kept,
     // and its number: what BlockCursor leaves in its line number at the end.
     bool seen = false;
     uint64_t seenNumber = 0;
     for (;;) {
+        // An API line among the whole lines after the cursor's last one, found and split in one
+        // pass where it can be (scan::splitApiLineIn()); any other line as below.
+        if (!m_pending && m_taken < m_unread.size() && batch.count < kBatchLines &&
+            keepsViews(batch)) {
+            Line& line = batch.lines[batch.count];
+            line.params.clear();
+            if (line.params.capacity() < kLineParams) line.params.reserve(kLineParams);
+            const char* p = m_unread.data() + m_taken;
+            const char* nl = scan::splitApiLineIn<Block>(p, m_unread.data() + m_unread.size(),
+                                                         line.api, line.params);
+            if (nl != nullptr) {
+                line.text = line.api.line;
+                line.number = m_cursorNumber + ++m_takenLines;
+                line.split = true;
+                m_taken = static_cast<size_t>(nl + 1 - m_unread.data());
+                ++batch.count;
+                seen = false;
+                continue;
+            }
+        }
         std::string_view text;
         uint64_t number = 0;
         if (m_pending) {
@@ -215,22 +249,28 @@ bool ReadAhead::fill(Batch& batch) {
     return false;
 }
 
+// Whether the batch may keep views of the lines in the cursor's buffer: they stay, or the batch
+// holds the buffer (taken here). False once a buffer could not be held: the lines are copied
+// from then on.
+bool ReadAhead::keepsViews(Batch& batch) {
+    if (m_copy) return false;
+    if (m_linesStay) return true;
+    if (batch.holds.empty() || m_serial != batch.heldSerial) {
+        std::shared_ptr<const void> hold = m_cursor->holdBuffer();
+        if (!hold) {
+            m_copy = true;
+            return false;
+        }
+        batch.holds.push_back(std::move(hold));
+        batch.heldSerial = m_serial;
+    }
+    return true;
+}
+
 // False when the batch is full (the line goes into the next one).
 bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
     if (batch.count == kBatchLines) return false;
-    if (!m_copy && !m_linesStay) {
-        const uint64_t serial = m_serial;
-        if (batch.holds.empty() || serial != batch.heldSerial) {
-            std::shared_ptr<const void> hold = m_cursor->holdBuffer();
-            if (hold) {
-                batch.holds.push_back(std::move(hold));
-                batch.heldSerial = serial;
-            } else {
-                m_copy = true;  // from this line on
-            }
-        }
-    }
-    if (m_copy) {
+    if (!keepsViews(batch)) {
         if (batch.text.capacity() < kBatchBytes) batch.text.reserve(kBatchBytes);
         if (batch.text.size() + text.size() > batch.text.capacity()) {
             if (batch.count > 0) return false;

@@ -97,6 +97,13 @@ private:
     static void spin(Ready ready);
     void work();
     bool fill(Batch& batch);
+    // fill() with the scan's Load64 or (PERFMARKER_SCAN_WIDE) Wide64 blocks.
+    template <typename Block>
+    [[gnu::always_inline]] inline bool fillIn(Batch& batch);
+#if PERFMARKER_SCAN_WIDE
+    bool fillWide(Batch& batch);
+#endif
+    [[gnu::always_inline]] inline bool keepsViews(Batch& batch);
     [[gnu::always_inline]] inline bool nextRaw(std::string_view& raw, uint64_t& number);
     bool add(Batch& batch, std::string_view text, uint64_t number);
     Batch* takeFree();

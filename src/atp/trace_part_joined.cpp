@@ -109,6 +109,26 @@ bool JoinedApiPart::line(std::string_view text, uint64_t lineNumber, SectionCont
 bool JoinedApiPart::takeLines(std::string_view unread, uint64_t firstLine,
                               SectionContext& context, size_t& bytes, uint64_t& lines,
                               std::string& error) {
+#if PERFMARKER_SCAN_WIDE
+    if (scan::wideBlocks()) return takeLinesWide(unread, firstLine, context, bytes, lines, error);
+#endif
+    return takeLinesIn<scan::Load64>(unread, firstLine, context, bytes, lines, error);
+}
+
+#if PERFMARKER_SCAN_WIDE
+[[PERFMARKER_SCAN_WIDE_TARGET]] bool JoinedApiPart::takeLinesWide(std::string_view unread,
+                                                                  uint64_t firstLine,
+                                                                  SectionContext& context,
+                                                                  size_t& bytes, uint64_t& lines,
+                                                                  std::string& error) {
+    return takeLinesIn<scan::Wide64>(unread, firstLine, context, bytes, lines, error);
+}
+#endif
+
+template <typename Block>
+bool JoinedApiPart::takeLinesIn(std::string_view unread, uint64_t firstLine,
+                                SectionContext& context, size_t& bytes, uint64_t& lines,
+                                std::string& error) {
     lines = 0;
     const char* const begin = unread.data();
     const char* const end = begin + unread.size();
@@ -117,7 +137,7 @@ bool JoinedApiPart::takeLines(std::string_view unread, uint64_t firstLine,
     if (m_current == m_timestampKind && !m_skipping) {
         // (A line that does not start with a plain byte may be blank or a section line.)
         while (ok && m_blocks.entriesLeft() > 0 && p < end && scan::plainStart(*p)) {
-            const char* nl = scan::splitLineTokens(p, end, m_fields);
+            const char* nl = scan::splitLineTokensIn<Block>(p, end, m_fields);
             if (nl == nullptr) break;
             // Trimmed, the line ends with its last token.
             const std::string_view last = m_fields[m_fields.size() - 1];

@@ -94,6 +94,15 @@ protected:
                           std::string& error) = 0;
 
 private:
+    // takeLines() with the scan's Load64 or (PERFMARKER_SCAN_WIDE) Wide64 blocks.
+    template <typename Block>
+    [[gnu::always_inline]] inline bool takeLinesIn(std::string_view unread, uint64_t firstLine,
+                                                   SectionContext& context, size_t& bytes,
+                                                   uint64_t& lines, std::string& error);
+#if PERFMARKER_SCAN_WIDE
+    bool takeLinesWide(std::string_view unread, uint64_t firstLine, SectionContext& context,
+                       size_t& bytes, uint64_t& lines, std::string& error);
+#endif
     bool openApiCursor(SectionContext& context, std::string& error, bool ahead = false);
     [[gnu::always_inline]] inline bool nextEntry(JoinedLine& joined, std::string& error, bool& end);
     [[gnu::always_inline]] inline bool timestampLine(std::string_view text, uint64_t lineNumber,

@@ -21,6 +21,18 @@
 #define PERFMARKER_SCAN_SSE2 0
 #endif
 
+// 64-byte blocks in one register (AVX-512BW), chosen at run time where the processor has it
+// (wideBlocks()): the functions that use it carry PERFMARKER_SCAN_WIDE_TARGET and are
+// `flatten`, so that the generic code they call is compiled into them for that processor, and
+// nothing else is.
+#if PERFMARKER_SCAN_SSE2 && defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PERFMARKER_SCAN_WIDE 1
+#define PERFMARKER_SCAN_WIDE_TARGET gnu::target("avx512f,avx512bw"), gnu::flatten
+#else
+#define PERFMARKER_SCAN_WIDE 0
+#endif
+
 namespace perfmarker::atp::detail::scan {
 
 inline unsigned lowestBit(uint64_t mask) { return static_cast<unsigned>(__builtin_ctzll(mask)); }
@@ -189,14 +201,86 @@ struct Load64 {
         return maskOf(_mm_cmpeq_epi8(_mm_max_epu8(least, _mm_set1_epi8(0x1f)),
                                      _mm_set1_epi8(0x1f))) != 0;
     }
+    // Those below ' '.
+    uint64_t controlMask() const {
+        const __m128i top = _mm_set1_epi8(0x1f);
+        const auto below = [&top](__m128i v) {
+            return uint64_t{maskOf(_mm_cmpeq_epi8(_mm_max_epu8(v, top), top))};
+        };
+        return below(a) | (below(b) << 16) | (below(c) << 32) | (below(d) << 48);
+    }
     // Those equal to `x`.
     uint64_t equalMask(char x) const {
         return maskOf(equal(a, x)) | (uint64_t{maskOf(equal(b, x))} << 16) |
                (uint64_t{maskOf(equal(c, x))} << 32) | (uint64_t{maskOf(equal(d, x))} << 48);
     }
+    // Those that may matter to splitParams() other than ';' (ParamBytes).
+    uint64_t paramMask() const {
+        const ParamBytes param;
+        return param(a) | (uint64_t{param(b)} << 16) | (uint64_t{param(c)} << 32) |
+               (uint64_t{param(d)} << 48);
+    }
     __m128i a, b, c, d;
 };
+#else
+// The portable stand-in, a byte at a time.
+struct Load64 {
+    explicit Load64(const char* at) : p(at) {}
+    uint64_t controlMask() const {
+        uint64_t mask = 0;
+        for (int i = 0; i < 64; ++i) {
+            mask |= uint64_t{static_cast<unsigned char>(p[i]) < 0x20} << i;
+        }
+        return mask;
+    }
+    bool anyControl() const { return controlMask() != 0; }
+    uint64_t equalMask(char x) const {
+        uint64_t mask = 0;
+        for (int i = 0; i < 64; ++i) mask |= uint64_t{p[i] == x} << i;
+        return mask;
+    }
+    uint64_t paramMask() const { return maskOfBlock(ParamBytes{}, Bounds{p, p + 64}, p, 64); }
+    const char* p;
+};
 #endif
+
+#if PERFMARKER_SCAN_WIDE
+// Load64's questions of one AVX-512 register (only called from functions with
+// PERFMARKER_SCAN_WIDE_TARGET, when wideBlocks()).
+struct Wide64 {
+    explicit Wide64(const char* at) : p(at) {}
+    [[gnu::target("avx512f,avx512bw")]] uint64_t controlMask() const {
+        return _mm512_cmplt_epu8_mask(_mm512_loadu_si512(p), _mm512_set1_epi8(0x20));
+    }
+    [[gnu::target("avx512f,avx512bw")]] bool anyControl() const { return controlMask() != 0; }
+    [[gnu::target("avx512f,avx512bw")]] uint64_t equalMask(char x) const {
+        return _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(p), _mm512_set1_epi8(x));
+    }
+    [[gnu::target("avx512f,avx512bw")]] uint64_t paramMask() const {  // as ParamBytes
+        const __m512i v = _mm512_loadu_si512(p);
+        const __m512i folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+        const __m512i even = _mm512_and_si512(v, _mm512_set1_epi8(static_cast<char>(0xfe)));
+        return _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('{')) |
+               _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('}')) |
+               _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('|')) |
+               _mm512_cmpeq_epi8_mask(even, _mm512_set1_epi8('(')) |
+               _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+    }
+    const char* p;
+};
+#endif
+
+// Whether the PERFMARKER_SCAN_WIDE functions are used: the processor (and its operating system)
+// has AVX-512BW, and the environment variable PERFMARKER_NO_AVX512 is not set. The tests turn
+// it off to compare.
+bool cpuHasWideBlocks();
+inline bool& wideBlocksFlag() {
+    static bool on = cpuHasWideBlocks();
+    return on;
+}
+inline bool wideBlocks() { return wideBlocksFlag(); }
+// Turns them on (where the processor has them) or off; not while a parse runs.
+inline void setWideBlocks(bool on) { wideBlocksFlag() = on && cpuHasWideBlocks(); }
 
 // ---- line ends -----------------------------------------------------------------------------
 
@@ -359,18 +443,27 @@ inline constexpr size_t kLineTokensBytes = 1024;
 // longer than kLineTokensBytes or its '\n' is not in whole 64-byte blocks inside [p, end): the
 // caller then reads it the usual way. With *p a plainStart() byte, the line as trimText() trims
 // it ends where its last field ends.
-inline const char* splitLineTokens(const char* p, const char* end, Fields& fields) {
+// (`Block`: Load64, or Wide64 from a PERFMARKER_SCAN_WIDE_TARGET function.)
+template <typename Block>
+inline const char* splitLineTokensIn(const char* p, const char* end, Fields& fields) {
     const char* limit = end - p > static_cast<ptrdiff_t>(kLineTokensBytes)
                             ? p + kLineTokensBytes
                             : end;
-#if PERFMARKER_SCAN_SSE2
     fields.clear();
     TokenEdges tokens(fields.room(kLineTokensBytes / 2 + 1));
     for (const char* block = p; limit - block >= 64; block += 64) {
-        const Load64 bytes(block);
+        const Block bytes(block);
         if (!bytes.anyControl()) {  // no '\n', and the separators are the spaces
             tokens.visit(block, bytes.equalMask(' '));
             continue;
+        }
+        // Every byte from the '\n' on counts as a separator: the last field ends there. Most
+        // often the '\n' is the first control byte, and the separators before it are spaces.
+        const unsigned first = lowestBit(bytes.controlMask());
+        if (block[first] == '\n') {
+            tokens.visit(block, bytes.equalMask(' ') | (~uint64_t{0} << first));
+            fields.grow(tokens.count());
+            return block + first;
         }
         const uint64_t ends = bytes.equalMask('\n');
         const uint64_t space = maskOfBlock(SpaceBytes{}, Bounds{block, block + 64}, block, 64);
@@ -378,19 +471,21 @@ inline const char* splitLineTokens(const char* p, const char* end, Fields& field
             tokens.visit(block, space);
             continue;
         }
-        // Every byte from the '\n' on counts as a separator: the last field ends there.
         const unsigned at = lowestBit(ends);
         tokens.visit(block, space | (~uint64_t{0} << at));
         fields.grow(tokens.count());
         return block + at;
     }
     return nullptr;
-#else
-    const char* nl = findByte(p, limit, '\n');
-    if (nl == limit) return nullptr;
-    splitTokens(std::string_view(p, static_cast<size_t>(nl - p)), fields);
-    return nl;
+}
+
+#if PERFMARKER_SCAN_WIDE
+// splitLineTokensIn<Wide64>() (tests: only where wideBlocks()).
+const char* splitLineTokensWide(const char* p, const char* end, Fields& fields);
 #endif
+
+inline const char* splitLineTokens(const char* p, const char* end, Fields& fields) {
+    return splitLineTokensIn<Load64>(p, end, fields);
 }
 
 // The same into a vector (tests).
@@ -537,24 +632,25 @@ inline void paramMasks(Bounds bounds, const char* p, size_t n, uint64_t& semi, u
     });
 }
 
-// Splits on ';' outside double quotes and brackets (splitParams() of atp_reader.cpp: inside
-// quotes a backslash hides the next byte; an unmatched closing bracket is ignored), calling
-// `emit` with each parameter in turn. `around`: the readable bytes around `text` (the API line
-// it is part of).
-template <typename Emit>
-inline void forEachParam(std::string_view text, std::string_view around, Emit&& emit) {
-    if (text.empty()) return;
-    const char* p = text.data();
-    const size_t n = text.size();
+// Splits [origin + from, origin + to) on ';' outside double quotes and brackets (splitParams()
+// of atp_reader.cpp: inside quotes a backslash hides the next byte; an unmatched closing bracket
+// is ignored), calling `emit` with each parameter in turn. `masks(base, semi, special)` gives the
+// ';' and the other bytes that may matter (ParamBytes) among those of [origin + from,
+// origin + to) in the 64 bytes at origin + base, for each multiple of 64 that `base` takes from
+// the one at or before `from`.
+template <typename Masks, typename Emit>
+inline void forEachParamIn(const char* origin, size_t from, size_t to, Masks&& masks,
+                           Emit&& emit) {
+    if (from >= to) return;
+    const char* p = origin;
     bool inQuotes = false;
     int depth = 0;
-    size_t begin = 0;
+    size_t begin = from;
     size_t hidden = SIZE_MAX;  // the byte after a backslash inside quotes
-    const Bounds bounds{around.data(), around.data() + around.size()};
-    for (size_t base = 0; base < n; base += 64) {
+    for (size_t base = from - from % 64; base < to; base += 64) {
         uint64_t semi = 0;
         uint64_t special = 0;
-        paramMasks(bounds, p + base, std::min<size_t>(64, n - base), semi, special);
+        masks(base, semi, special);
         uint64_t events = semi | special;
         while (events != 0) {
             const unsigned bit = lowestBit(events);
@@ -600,7 +696,22 @@ inline void forEachParam(std::string_view text, std::string_view around, Emit&& 
             }  // (a ';' inside quotes or brackets, or a '|': nothing)
         }
     }
-    emit(std::string_view(p + begin, n - begin));
+    emit(std::string_view(p + begin, to - begin));
+}
+
+// forEachParamIn() of `text`. `around`: the readable bytes around it (the API line it is part
+// of).
+template <typename Emit>
+inline void forEachParam(std::string_view text, std::string_view around, Emit&& emit) {
+    const char* p = text.data();
+    const size_t n = text.size();
+    const Bounds bounds{around.data(), around.data() + around.size()};
+    forEachParamIn(
+        p, 0, n,
+        [&](size_t base, uint64_t& semi, uint64_t& special) {
+            paramMasks(bounds, p + base, std::min<size_t>(64, n - base), semi, special);
+        },
+        emit);
 }
 
 // forEachParam() appended to what `out` holds.
@@ -702,6 +813,18 @@ inline bool splitHead(std::string_view head, Bounds bounds, ApiText& out) {
            !hasSpace(out.name) && !hasSpace(out.returnValue);
 }
 
+// The comment of a parameter list (commentStart()) moved from `inner` to out.comment; false
+// when it is not closed by "*/" at the end.
+inline bool takeComment(std::string_view& inner, ApiText& out) {
+    const size_t comment = commentStart(inner);
+    if (comment == std::string_view::npos) return true;
+    const std::string_view tail = inner.substr(comment == 0 ? 0 : comment + 1);
+    if (tail.size() < 4 || tail.substr(tail.size() - 2) != "*/") return false;
+    out.comment = tail.substr(2, tail.size() - 4);
+    inner = inner.substr(0, comment);
+    return true;
+}
+
 // False exactly when parseApiLine() returns false.
 inline bool parseApiText(std::string_view line, ApiText& out) {
     std::string_view text = line;
@@ -717,15 +840,97 @@ inline bool parseApiText(std::string_view line, ApiText& out) {
     std::string_view inner;
     if (open + 3 <= size - 2) inner = text.substr(open + 3, size - 2 - (open + 3));
     out.comment = {};
-    const size_t comment = commentStart(inner);
-    if (comment != std::string_view::npos) {
-        const std::string_view tail = inner.substr(comment == 0 ? 0 : comment + 1);
-        if (tail.size() < 4 || tail.substr(tail.size() - 2) != "*/") return false;
-        out.comment = tail.substr(2, tail.size() - 4);
-        inner = inner.substr(0, comment);
-    }
+    if (!takeComment(inner, out)) return false;
     out.params = inner;
     return true;
 }
+
+// The longest line splitApiLineIn() splits.
+inline constexpr size_t kApiLineBytes = 1024;
+
+// parseApiText() and appendParams() of the line that starts at p and ends at the first '\n' of
+// [p, end), found in the same pass as the masks of its pieces: returns that '\n', with the pieces
+// in `out` and the parameters appended to `params`. Null, with `out` and `params` unspecified,
+// when the line is left to the caller (who reads it the usual way, with the same result): it is
+// longer than kApiLineBytes or its '\n' is not in whole 64-byte blocks inside [p, end); it does
+// not start with a plainStart() byte or end with " )"; it holds another byte below ' '; its
+// " ( " is not in its first 64 bytes; or it is not an API line. (`Block`: Load64, or Wide64 from
+// a PERFMARKER_SCAN_WIDE_TARGET function.)
+template <typename Block>
+inline const char* splitApiLineIn(const char* p, const char* end, ApiText& out,
+                                  std::vector<std::string_view>& params) {
+    const char* limit = end - p > static_cast<ptrdiff_t>(kApiLineBytes) ? p + kApiLineBytes : end;
+    if (limit - p < 64 || !plainStart(*p)) return nullptr;
+    uint64_t semis[kApiLineBytes / 64];
+    uint64_t specials[kApiLineBytes / 64];
+    uint64_t slashes = 0;  // of every block (only whether there is one)
+    const Block first(p);
+    const uint64_t space = first.equalMask(' ');
+    const uint64_t open = first.equalMask('(');
+    size_t size = 0;
+    for (size_t base = 0;; base += 64) {
+        if (limit - p - static_cast<ptrdiff_t>(base) < 64) return nullptr;
+        const Block bytes(p + base);
+        semis[base / 64] = bytes.equalMask(';');
+        specials[base / 64] = bytes.paramMask();
+        slashes |= bytes.equalMask('/');
+        if (bytes.anyControl()) {
+            const unsigned at = lowestBit(bytes.controlMask());
+            if (p[base + at] != '\n') return nullptr;
+            size = base + at;
+            break;
+        }
+    }
+    if (size < 4 || p[size - 1] != ')' || p[size - 2] != ' ') return nullptr;
+    // " ( ": the first '(' between two spaces, in the first block (a '(' in its last byte is
+    // never the first one).
+    const uint64_t inLine = size < 64 ? (uint64_t{1} << size) - 1 : ~uint64_t{0};
+    const uint64_t spaced = open & (space << 1) & (space >> 1) & inLine & ~(uint64_t{1} << 63);
+    if (spaced == 0) return nullptr;
+    const size_t paren = lowestBit(spaced);  // (at least 1)
+    const size_t head = paren - 1;           // the head's size
+    if (head + 3 > size) return nullptr;
+    // The head: no separator (the bytes before the '\n' are not control bytes: spaces only), or
+    // one " = " with something on both sides.
+    const uint64_t headSpace = space & ((uint64_t{1} << head) - 1);
+    if (headSpace == 0) {
+        if (head == 0) return nullptr;
+        out.returnValue = {};
+        out.name = std::string_view(p, head);
+    } else {
+        const unsigned eq = lowestBit(headSpace);
+        if (headSpace != (uint64_t{5} << eq) || eq == 0 || eq + 3 >= head || p[eq + 1] != '=') {
+            return nullptr;
+        }
+        out.returnValue = std::string_view(p, eq);
+        out.name = std::string_view(p + eq + 3, head - eq - 3);
+    }
+    out.line = std::string_view(p, size);
+    const size_t innerFrom = paren + 2;
+    std::string_view inner;
+    if (innerFrom <= size - 2) inner = std::string_view(p + innerFrom, size - 2 - innerFrom);
+    out.comment = {};
+    // (No '/' in the line: no comment.)
+    if (slashes != 0 && !takeComment(inner, out)) return nullptr;
+    out.params = inner;
+    const size_t innerTo = innerFrom + inner.size();
+    forEachParamIn(
+        p, innerFrom, innerTo,
+        [&](size_t base, uint64_t& semi, uint64_t& special) {
+            uint64_t keep = ~uint64_t{0};  // the bytes of the list
+            if (base < innerFrom) keep <<= innerFrom - base;
+            if (innerTo - base < 64) keep &= (uint64_t{1} << (innerTo - base)) - 1;
+            semi = semis[base / 64] & keep;
+            special = specials[base / 64] & keep;
+        },
+        [&params](std::string_view param) { params.push_back(param); });
+    return p + size;
+}
+
+#if PERFMARKER_SCAN_WIDE
+// splitApiLineIn<Wide64>() (tests: only where wideBlocks()).
+const char* splitApiLineWide(const char* p, const char* end, ApiText& out,
+                             std::vector<std::string_view>& params);
+#endif
 
 }  // namespace perfmarker::atp::detail::scan

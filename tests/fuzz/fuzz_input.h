@@ -104,6 +104,8 @@ inline void compareScanners(std::string_view text) {
     while (!text.empty()) {
         const size_t nl = text.find('\n');
         const std::string line(text.substr(0, nl));
+        const char* const lineStart = text.data();
+        const char* const lineLimit = text.data() + text.size();
         // The line found and split in one pass, in the bytes that follow it.
         scan::Fields lineFields;
         const char* lineEnd =
@@ -120,6 +122,26 @@ inline void compareScanners(std::string_view text) {
             scan::splitParams(apiText.params, fast, apiText.line);
             same(apiText.name == api.name && apiText.returnValue == api.returnValue &&
                  apiText.comment == api.comment && fast == api.params);
+        }
+        // The API line found and split in one pass (the reading thread's), with 16-byte and,
+        // where the processor has them, 64-byte registers: the same, or left to the caller.
+        for (const bool wide : {false, true}) {
+            scan::ApiText oneApi;
+            std::vector<std::string_view> oneParams;
+            const char* begin = line.empty() ? nullptr : lineStart;
+            const char* oneEnd = nullptr;
+            if (begin != nullptr && !wide) {
+                oneEnd = scan::splitApiLineIn<scan::Load64>(begin, lineLimit, oneApi, oneParams);
+            }
+#if PERFMARKER_SCAN_WIDE
+            if (begin != nullptr && wide && scan::cpuHasWideBlocks()) {
+                oneEnd = scan::splitApiLineWide(begin, lineLimit, oneApi, oneParams);
+            }
+#endif
+            same(oneEnd == nullptr ||
+                 (isApi && oneEnd == begin + line.size() && oneApi.name == api.name &&
+                  oneApi.returnValue == api.returnValue && oneApi.comment == api.comment &&
+                  oneParams == api.params));
         }
         scan::splitTokens(line, fast);
         splitFields(line, reference);

@@ -101,22 +101,41 @@ Outcome parseWith(const std::string& text, uint64_t readAhead, int how, bool tak
     return o;
 }
 
+// The scan's wide blocks (AVX-512) on or off for the life of the object, then on again where
+// the processor has them.
+class WideBlocks {
+public:
+    explicit WideBlocks(bool on) { detail::scan::setWideBlocks(on); }
+    ~WideBlocks() { detail::scan::setWideBlocks(true); }
+    WideBlocks(const WideBlocks&) = delete;
+    WideBlocks& operator=(const WideBlocks&) = delete;
+};
+
 // The outcome of reading `text` every way, with and without the second thread, with and
-// without lines read in bulk, is one.
+// without lines read in bulk, with and without the scan's wide blocks (where the processor has
+// them), is one.
 Outcome sameEveryWay(const std::string& text) {
-    const Outcome plain = parseWith(text, kNever, 0, false);
-    for (int how = 0; how < 3; ++how) {
-        for (const uint64_t ahead : {kAlways, kNever}) {
-            for (const bool takeLines : {true, false}) {
-                if (how == 0 && ahead == kNever && !takeLines) continue;  // (plain)
-                SCOPED_TRACE("how " + std::to_string(how) + ", ahead " +
-                             std::to_string(ahead == 0) + ", in bulk " +
-                             std::to_string(takeLines));
-                const Outcome o = parseWith(text, ahead, how, takeLines);
-                EXPECT_EQ(o.ok, plain.ok);
-                EXPECT_EQ(o.error, plain.error);
-                EXPECT_TRUE(o.log == plain.log);  // (not printed: megabytes)
-                EXPECT_TRUE(o.params == plain.params);
+    Outcome plain;
+    {
+        const WideBlocks narrow(false);
+        plain = parseWith(text, kNever, 0, false);
+    }
+    for (const bool wide : {false, true}) {
+        if (wide && !detail::scan::cpuHasWideBlocks()) continue;
+        const WideBlocks blocks(wide);
+        for (int how = 0; how < 3; ++how) {
+            for (const uint64_t ahead : {kAlways, kNever}) {
+                for (const bool takeLines : {true, false}) {
+                    if (!wide && how == 0 && ahead == kNever && !takeLines) continue;  // (plain)
+                    SCOPED_TRACE("how " + std::to_string(how) + ", ahead " +
+                                 std::to_string(ahead == 0) + ", in bulk " +
+                                 std::to_string(takeLines) + ", wide " + std::to_string(wide));
+                    const Outcome o = parseWith(text, ahead, how, takeLines);
+                    EXPECT_EQ(o.ok, plain.ok);
+                    EXPECT_EQ(o.error, plain.error);
+                    EXPECT_TRUE(o.log == plain.log);  // (not printed: megabytes)
+                    EXPECT_TRUE(o.params == plain.params);
+                }
             }
         }
     }

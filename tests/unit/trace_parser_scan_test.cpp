@@ -25,22 +25,76 @@ std::string randomText(std::mt19937& rng, const std::string& alphabet, size_t le
     return text;
 }
 
+// splitApiLineIn() (with `Block`s, or the wide ones) of `line` followed by '\n' and `after`
+// (the next lines of the buffer): the same as parseApiText() and splitParams() give `reference`
+// for `line`, or null where it may leave the line to the caller.
+void expectSameApiLineInBuffer(const std::string& line, const std::string& after, bool ok,
+                               const scan::ApiText& reference,
+                               const std::vector<std::string_view>& params, bool wide) {
+    const std::string buffer = line + "\n" + after;  // exactly these bytes, for ASan
+    const char* p = buffer.data();
+    scan::ApiText fast;
+    std::vector<std::string_view> fastParams = {"stale"};
+    fastParams.clear();
+    const char* got = nullptr;
+#if PERFMARKER_SCAN_WIDE
+    got = wide ? scan::splitApiLineWide(p, p + buffer.size(), fast, fastParams)
+               : scan::splitApiLineIn<scan::Load64>(p, p + buffer.size(), fast, fastParams);
+#else
+    ASSERT_FALSE(wide);
+    got = scan::splitApiLineIn<scan::Load64>(p, p + buffer.size(), fast, fastParams);
+#endif
+    const size_t readable = std::min<size_t>(buffer.size(), scan::kApiLineBytes) / 64 * 64;
+    const size_t open = scan::findSpaced(line.data(), line.size(), '(');
+    const bool mustSplit =
+        ok && line.size() < readable && scan::plainStart(line.front()) && line.size() >= 4 &&
+        line.substr(line.size() - 2) == " )" &&
+        std::none_of(line.begin(), line.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20; }) &&
+        open + 1 < 63;
+    if (got == nullptr) {
+        EXPECT_FALSE(mustSplit) << "wide " << wide << ": " << detail::excerpt(line);
+        return;
+    }
+    ASSERT_TRUE(ok) << "wide " << wide << ": " << detail::excerpt(line);
+    EXPECT_EQ(got, p + line.size()) << detail::excerpt(line);
+    EXPECT_EQ(fast.returnValue, reference.returnValue) << detail::excerpt(line);
+    EXPECT_EQ(fast.name, reference.name) << detail::excerpt(line);
+    EXPECT_EQ(fast.comment, reference.comment) << detail::excerpt(line);
+    EXPECT_EQ(fast.params, reference.params) << detail::excerpt(line);
+    EXPECT_EQ(fast.line, reference.line) << detail::excerpt(line);
+    EXPECT_EQ(fastParams, params) << "wide " << wide << ": " << detail::excerpt(line);
+}
+
 // parseApiText() and splitParams() give what parseApiLine() gives, on `line` as its own buffer
-// (nothing around it may be read). Returns whether the line is an API line.
-bool expectSameApiLine(const std::string& line) {
+// (nothing around it may be read); so does splitApiLineIn(), in a buffer with more lines after
+// it. Returns whether the line is an API line.
+bool expectSameApiLine(const std::string& line, const std::string& after = std::string(70, 'z')) {
     const std::string own(line);  // exactly the line's bytes, so ASan sees any read beyond
     ApiLine reference;
     std::string error;
     const bool ok = parseApiLine(own, reference, error);
     scan::ApiText fast;
     EXPECT_EQ(scan::parseApiText(own, fast), ok) << detail::excerpt(own);
-    if (!ok) return false;
+    if (!ok) {
+        for (const bool wide : {false, true}) {
+            if (own.empty() || (wide && !scan::cpuHasWideBlocks())) continue;
+            expectSameApiLineInBuffer(own, after, ok, fast, {}, wide);
+        }
+        return false;
+    }
     EXPECT_EQ(fast.returnValue, reference.returnValue) << detail::excerpt(own);
     EXPECT_EQ(fast.name, reference.name) << detail::excerpt(own);
     EXPECT_EQ(fast.comment, reference.comment) << detail::excerpt(own);
     std::vector<std::string_view> params = {"stale"};
     scan::splitParams(fast.params, params, fast.line);
     EXPECT_EQ(params, reference.params) << detail::excerpt(own);
+    if (!own.empty()) {
+        for (const bool wide : {false, true}) {
+            if (wide && !scan::cpuHasWideBlocks()) continue;
+            expectSameApiLineInBuffer(own, after, ok, fast, params, wide);
+        }
+    }
     return true;
 }
 
@@ -74,7 +128,11 @@ TEST(TraceParserScan, ApiLinesOfTheFixtureShapes) {
                              "r = f ( ;; )",
                              "r = f ( a /* b */ c */ )",
                              "r = f ( \"/*\" )",
-                             "r = f ( x /*\"*/ )"}) {
+                             "r = f ( x /*\"*/ )",
+                             "f( ( 1 )",
+                             "r = f(x ( 1 )",
+                             "r = f( x ( 1 )",
+                             "f (x ( 1 )"}) {
         expectSameApiLine(line);
     }
 }
@@ -105,7 +163,8 @@ TEST(TraceParserScan, RandomApiLines) {
                 line = randomText(rng, alphabet + " ( ) = ", rng() % 150);
                 break;
         }
-        accepted += expectSameApiLine(line) ? 1 : 0;
+        // (The next lines of the buffer: random bytes, '\n' among them, of random length.)
+        accepted += expectSameApiLine(line, randomText(rng, alphabet + "\n", rng() % 200)) ? 1 : 0;
         if (HasFailure()) return;
     }
     // Both outcomes are exercised, and often.
@@ -154,6 +213,17 @@ TEST(TraceParserScan, LineTokensWithTheirEnd) {
         const char* p = own.data();
         const char* end = p + own.size();
         const char* got = scan::splitLineTokens(p, end, fields);
+#if PERFMARKER_SCAN_WIDE
+        if (scan::cpuHasWideBlocks()) {  // the wide blocks split it alike
+            scan::Fields wideFields;
+            const char* wideGot = scan::splitLineTokensWide(p, end, wideFields);
+            ASSERT_EQ(wideGot, got) << detail::excerpt(own);
+            if (got != nullptr) {
+                ASSERT_EQ(std::vector<std::string_view>(wideFields.begin(), wideFields.end()),
+                          std::vector<std::string_view>(fields.begin(), fields.end()));
+            }
+        }
+#endif
         const char* nl = std::find(p, end, '\n');
         const size_t readable = std::min<size_t>(own.size(), scan::kLineTokensBytes);
         const bool mustSplit = nl != end && static_cast<size_t>(nl - p) < readable / 64 * 64;
