@@ -3,7 +3,8 @@
 //
 // The thread takes the lines of the section from a LineCursor (trimmed, blank lines left out,
 // up to the next section line or the end of the input), splits each one that is an API line
-// (scan::parseApiText(), scan::appendParams()) and hands them over in batches through a queue of
+// (scan::splitApiLineIn() where it can, straight from the cursor's buffer; else
+// scan::parseApiText(), scan::appendParams()) and hands them over in batches through a queue of
 // kBatches; the parsing thread takes them in order. A batch keeps the cursor's buffers its lines
 // lie in (LineCursor::holdBuffer()), so that the text is not copied; only the lines of a cursor
 // that cannot hold its buffers are copied into the batch. Memory is bounded by the batches and
