@@ -2,8 +2,9 @@
 // tokens of timestamp lines, decimal numbers, and the pieces of an API line. Each function gives
 // exactly the result of the plain byte-by-byte definition written next to it (the unit tests and
 // the fuzz targets compare them); it only gets there with fewer steps: 16 or 64 bytes at a time
-// with SSE2 (the x86-64 baseline, so no runtime dispatch), eight digits at a time for numbers.
-// Other targets use the same code with a portable mask builder. Internal to src/atp.
+// with SSE2 (the x86-64 baseline), 64 bytes in one register with AVX-512BW where the processor
+// has it (chosen at run time, once per block of lines: wideBlocks()), eight digits at a time for
+// numbers. Other targets use the same code with a portable mask builder. Internal to src/atp.
 #pragma once
 
 #include <algorithm>
