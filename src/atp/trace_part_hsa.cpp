@@ -122,7 +122,7 @@ private:
             error = expectedGot(context, line, "the API type (a decimal number) in field 1", type);
             return false;
         }
-        if (m_fields[1] != m_call.name) {
+        if (!scan::sameText(m_fields[1], m_call.name)) {
             error = expectedGot(context, line,
                                 "API '" + std::string(m_call.name) + "' as on line " +
                                     std::to_string(joined.apiLine) + " of the API trace",

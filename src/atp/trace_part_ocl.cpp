@@ -106,7 +106,7 @@ private:
                                 type);
             return false;
         }
-        if (m_fields[1] != m_call.name) {
+        if (!scan::sameText(m_fields[1], m_call.name)) {
             error = expectedGot(context, m_line,
                                 "API '" + std::string(m_call.name) + "' as on line " +
                                     std::to_string(joined.apiLine) + " of the API trace",

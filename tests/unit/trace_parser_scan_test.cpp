@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -336,6 +337,42 @@ TEST(TraceParserScan, ByteSearchAndTrimming) {
         const std::string padded = text + randomText(rng, "   \t\r", rng() % 41);
         EXPECT_EQ(detail::trimText(padded), trimmedByBytes(padded));
     }
+}
+
+// sameText() against ==: every size across its word steps, equal texts and texts that differ in
+// one byte at each position (by one bit, or a byte that is equal in another word), and texts
+// of different sizes. Each text is a heap buffer of exactly its size, so that ASan sees any
+// load beyond it.
+TEST(TraceParserScan, SameTextAsEquality) {
+    std::mt19937 rng(11);
+    for (size_t n = 0; n <= 70; ++n) {
+        for (int round = 0; round < 20; ++round) {
+            const std::string base = randomText(rng, "abcdefghijklmnopqrstuvwxyz_0123456789", n);
+            const std::unique_ptr<char[]> a(new char[n + 1]);
+            const std::unique_ptr<char[]> b(new char[n + 1]);
+            std::memcpy(a.get(), base.data(), n);
+            std::memcpy(b.get(), base.data(), n);
+            const std::string_view left(a.get(), n);
+            const std::string_view right(b.get(), n);
+            ASSERT_TRUE(scan::sameText(left, right)) << n;
+            for (size_t at = 0; at < n; ++at) {
+                const char kept = b[at];
+                b[at] = static_cast<char>(kept ^ (1 << (rng() % 8)));
+                ASSERT_FALSE(scan::sameText(left, right)) << n << " at " << at;
+                b[at] = base[(at + 8) % n];  // (the same byte where the text repeats)
+                ASSERT_EQ(scan::sameText(left, right), left == right) << n << " at " << at;
+                b[at] = kept;
+            }
+            if (n > 0) {
+                EXPECT_FALSE(scan::sameText(left, right.substr(0, n - 1)));
+                EXPECT_FALSE(scan::sameText(left.substr(1), right));
+                EXPECT_TRUE(scan::sameText(left.substr(1), right.substr(1)));
+            }
+        }
+    }
+    EXPECT_TRUE(scan::sameText({}, {}));
+    EXPECT_TRUE(scan::sameText("clEnqueueNDRangeKernel", "clEnqueueNDRangeKernel"));
+    EXPECT_FALSE(scan::sameText("clEnqueueNDRangeKernel", "clEnqueueNDRangeKerne1"));
 }
 
 }  // namespace
