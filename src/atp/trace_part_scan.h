@@ -774,14 +774,20 @@ inline size_t commentStart(std::string_view inner) {
     if (inner.substr(0, 2) == "/*") return 0;
     const char* p = inner.data();
     const char* end = p + inner.size();
-    bool any = false;
+    const char* first = end;  // the first "/*"
     for (const char* s = findByte(p, end, '/'); end - s > 1; s = findByte(s + 1, end, '/')) {
         if (s[1] == '*') {
-            any = true;
+            first = s;
             break;
         }
     }
-    if (!any) return std::string_view::npos;
+    if (first == end) return std::string_view::npos;
+    // The usual comment (" /*37 consecutive calls*/" after the parameters): the first "/*",
+    // after a space, with no quote before it. Nothing before it is quoted then, and an
+    // earlier " /*" would hold an earlier "/*".
+    if (first[-1] == ' ' && findByte(p, first - 1, '"') == first - 1) {
+        return static_cast<size_t>(first - 1 - p);
+    }
     bool inQuotes = false;
     for (size_t i = 0; i < inner.size(); ++i) {
         const char c = inner[i];
