@@ -168,7 +168,10 @@ private:
         c.isKernel = false;
         c.kernelHandle = {};
         c.kernelName.clear();
-        c.globalSize = c.localSize = {};
+        // (Each cleared on its own: one copied from the other, just written in 8-byte halves,
+        // would be a 16-byte load that waits for them to reach the cache.)
+        c.globalSize = {};
+        c.localSize = {};
         c.hasDataSize = false;
         c.dataSize = 0;
         const size_t tail = m_fields.size() - kEnqueueFields;
