@@ -199,15 +199,14 @@ bool ReadAhead::fillIn(Batch& batch) {
     for (;;) {
         // An API line among the whole lines after the cursor's last one, found and split in one
         // pass where it can be (scan::splitApiLineIn()); any other line as below.
-        if (!m_pending && m_taken < m_unread.size() && batch.count < kBatchLines &&
-            keepsViews(batch)) {
-            Line& line = batch.lines[batch.count];
-            line.params.clear();
-            if (line.params.capacity() < kLineParams) line.params.reserve(kLineParams);
+        // (The buffer is held once the line is split here: one the line is left to does not
+        // stay held for nothing. A hold that fails leaves the line to the usual way too.)
+        if (!m_pending && !m_copy && m_taken < m_unread.size() && batch.count < kBatchLines) {
+            Line& line = nextLine(batch);
             const char* p = m_unread.data() + m_taken;
             const char* nl = scan::splitApiLineIn<Block>(p, m_unread.data() + m_unread.size(),
                                                          line.api, line.params);
-            if (nl != nullptr) {
+            if (nl != nullptr && keepsViews(batch)) {
                 // (From the pointers at hand: a 16-byte load of the view just written as two
                 // 8-byte halves would wait for them to reach the cache.)
                 line.text = std::string_view(p, static_cast<size_t>(nl - p));
@@ -269,6 +268,16 @@ bool ReadAhead::keepsViews(Batch& batch) {
     return true;
 }
 
+// The batch's next line, its parameter list empty.
+ReadAhead::Line& ReadAhead::nextLine(Batch& batch) {
+    Line& line = batch.lines[batch.count];
+    line.params.clear();
+    // (Room for the usual lists at once: the lists go round between the lines and the parsing
+    // thread's records, and would grow again and again from small ones.)
+    if (line.params.capacity() < kLineParams) line.params.reserve(kLineParams);
+    return line;
+}
+
 // False when the batch is full (the line goes into the next one).
 bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
     if (batch.count == kBatchLines) return false;
@@ -282,13 +291,10 @@ bool ReadAhead::add(Batch& batch, std::string_view text, uint64_t number) {
         batch.text.append(text);
         text = std::string_view(batch.text.data() + at, text.size());
     }
-    Line& line = batch.lines[batch.count++];
+    Line& line = nextLine(batch);
+    ++batch.count;
     line.text = text;
     line.number = number;
-    line.params.clear();
-    // (Room for the usual lists at once: the lists go round between the lines and the parsing
-    // thread's records, and would grow again and again from small ones.)
-    if (line.params.capacity() < kLineParams) line.params.reserve(kLineParams);
     line.split = scan::parseApiText(text, line.api);
     if (line.split) scan::appendParams(line.api.params, line.params, line.api.line);
     return true;

@@ -105,6 +105,7 @@ private:
     bool fillWide(Batch& batch);
 #endif
     [[gnu::always_inline]] inline bool keepsViews(Batch& batch);
+    [[gnu::always_inline]] inline Line& nextLine(Batch& batch);
     [[gnu::always_inline]] inline bool nextRaw(std::string_view& raw, uint64_t& number);
     bool add(Batch& batch, std::string_view text, uint64_t number);
     Batch* takeFree();

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -423,6 +424,67 @@ TEST(ReadAhead, ManyBatchesThenTheCursorsError) {
     EXPECT_TRUE(ahead.lastNumber(last));
     EXPECT_EQ(last, 20011u);  // the blank line
     EXPECT_EQ(ahead.error(), "t:20012: broken");
+}
+
+// Lines of one text, each call with the rest of it in a buffer of its own (the one before is
+// freed: a view kept of it is a use after free under ASan), which tells what follows the line
+// (unread()) but cannot be held: the thread finds the next lines in it, and copies them.
+class UnheldCursor final : public LineCursor {
+public:
+    explicit UnheldCursor(std::string text) : m_text(std::move(text)) {}
+    bool next(std::string_view& line, uint64_t& lineNumber) override {
+        if (m_at >= m_text.size()) return false;
+        const size_t rest = m_text.size() - m_at;
+        m_buffer = std::make_unique<char[]>(rest);
+        std::memcpy(m_buffer.get(), m_text.data() + m_at, rest);
+        const char* nl = static_cast<const char*>(std::memchr(m_buffer.get(), '\n', rest));
+        const size_t size = nl != nullptr ? static_cast<size_t>(nl - m_buffer.get()) : rest;
+        line = std::string_view(m_buffer.get(), size);
+        m_unread = std::string_view(m_buffer.get(), rest).substr(std::min(rest, size + 1));
+        m_at += std::min(rest, size + 1);
+        lineNumber = ++m_line;
+        return true;
+    }
+    std::string_view unread() const override { return m_unread; }
+    void advance(size_t bytes, uint64_t lines) override {
+        m_at += bytes;
+        m_line += lines;
+        m_unread.remove_prefix(bytes);
+    }
+
+private:
+    std::string m_text;
+    std::unique_ptr<char[]> m_buffer;
+    std::string_view m_unread;
+    size_t m_at = 0;
+    uint64_t m_line = 0;
+};
+
+TEST(ReadAhead, LinesOfACursorThatCannotHoldItsBufferAreCopied) {
+    std::string text;
+    for (int i = 0; i < 3000; ++i) {
+        text += "r = f" + std::to_string(i) + " ( " + std::string(i % 100, 'p') + ";q )\n";
+        if (i % 700 == 0) text += "17\n";  // (a line left to the usual way)
+    }
+    std::unique_ptr<LineCursor> cursor = std::make_unique<UnheldCursor>(text);
+    detail::ReadAhead ahead(cursor);
+    size_t calls = 0;
+    size_t others = 0;
+    while (const detail::ReadAhead::Line* line = ahead.next()) {
+        if (!line->split) {
+            EXPECT_EQ(line->text, "17");
+            ++others;
+            continue;
+        }
+        ASSERT_EQ(line->api.name, "f" + std::to_string(calls));
+        ASSERT_EQ(line->params.size(), 2u);
+        ASSERT_EQ(line->params[0], std::string(calls % 100, 'p'));
+        ASSERT_EQ(line->params[1], "q");
+        ++calls;
+    }
+    EXPECT_EQ(calls, 3000u);
+    EXPECT_EQ(others, 5u);
+    EXPECT_EQ(ahead.error(), "");
 }
 
 // Destroyed while its thread waits for a free batch, or before anything was taken.
