@@ -3,6 +3,7 @@
 #include "atp/trace_parser.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,9 +39,21 @@ class LineSource : public LineCursor {
 public:
     virtual int64_t offset() const = 0;
     // Passes over up to `max` lines that are neither blank nor section lines (AtpPart::
-    // skippable()) among those already in memory; returns how many.
-    virtual uint64_t skipLines(uint64_t max) = 0;
+    // skippable()) among those already in memory, none beyond offset `limit` (-1: no limit);
+    // returns how many.
+    virtual uint64_t skipLines(uint64_t max, int64_t limit) = 0;
+    // Goes on at `offset` (a line start ahead), `lines` lines later (AtpPart::jump()); a failure
+    // is the source's error.
+    virtual void seekTo(int64_t offset, uint64_t lines) = 0;
 };
+
+// The end of the bytes [p, end) that lie before offset `limit` (-1: none), p being at `at`.
+const char* endBefore(const char* p, const char* end, int64_t at, int64_t limit) {
+    if (limit < 0) return end;
+    if (limit <= at) return p;
+    return static_cast<uint64_t>(limit - at) < static_cast<uint64_t>(end - p) ? p + (limit - at)
+                                                                              : end;
+}
 
 // Lines of a byte stream read in chunks: one buffer, reused; a line is a view into it. Once a
 // buffer is held (holdBuffer()), it is not written before the last line in it, and the source
@@ -50,6 +63,8 @@ class ChunkedSource final : public LineSource {
 public:
     // Bytes read into the buffer, 0 at the end, -1 on error (errno set).
     using ReadFn = std::function<ssize_t(char*, size_t)>;
+    // Moves the input to a byte offset (files): false with errno set.
+    using SeekFn = std::function<bool(int64_t)>;
 
     ChunkedSource(ReadFn read, std::string name, int64_t offset, uint64_t firstLine)
         : m_read(std::move(read)), m_name(std::move(name)), m_offset(offset),
@@ -76,6 +91,24 @@ public:
 
     std::string error() const override { return m_error; }
     int64_t offset() const override { return m_offset; }
+    void setSeek(SeekFn seek) { m_seek = std::move(seek); }
+    void seekTo(int64_t offset, uint64_t lines) override {
+        if (!m_seek || !m_seek(offset)) {
+            if (!m_seek) errno = ESPIPE;
+            m_error = m_name + ":" + std::to_string(m_line + 1) +
+                      ": read error: " + std::generic_category().message(errno);
+            return;
+        }
+        if (m_held) {  // (the lines in it stay as they are)
+            m_buffer = m_pool->take(kChunkBytes);
+            m_held = false;
+            ++m_serial;
+        }
+        m_begin = m_scan = m_end = 0;
+        m_eof = false;
+        m_offset = offset;
+        m_line += lines;
+    }
     std::shared_ptr<const void> holdBuffer() override {
         m_held = true;
         return m_buffer;
@@ -93,12 +126,13 @@ public:
         m_line += lines;
     }
 
-    uint64_t skipLines(uint64_t max) override {
+    uint64_t skipLines(uint64_t max, int64_t limit) override {
         // (A buffer grown beyond the longest line could hold a line too long to accept.)
         if (m_buffer->size() > kMaxTraceLineBytes || !m_error.empty()) return 0;
         const char* base = m_buffer->data();
         const char* p = base + m_begin;
-        const uint64_t skipped = scan::skipPlainLines(p, base + m_end, max);
+        const uint64_t skipped =
+            scan::skipPlainLines(p, endBefore(p, base + m_end, m_offset, limit), max);
         const auto next = static_cast<size_t>(p - base);
         m_offset += static_cast<int64_t>(next - m_begin);
         m_begin = m_scan = next;
@@ -208,6 +242,7 @@ private:
     }
 
     ReadFn m_read;
+    SeekFn m_seek;
     std::string m_name;
     std::shared_ptr<Pool> m_pool = Pool::make();
     std::shared_ptr<Buffer> m_buffer;
@@ -247,6 +282,10 @@ public:
 
     std::string error() const override { return m_error; }
     int64_t offset() const override { return static_cast<int64_t>(m_pos); }
+    void seekTo(int64_t offset, uint64_t lines) override {
+        m_pos = static_cast<size_t>(offset);
+        m_line += lines;
+    }
     bool linesStay() const override { return true; }
 
     std::string_view unread() const override {
@@ -258,13 +297,14 @@ public:
         m_line += lines;
     }
 
-    uint64_t skipLines(uint64_t max) override {
+    uint64_t skipLines(uint64_t max, int64_t limit) override {
         if (m_pos >= m_data.size() || !m_error.empty()) return 0;
         // A chunk at a time: a line that does not end in it is left to next(), which checks
         // its length.
         const char* base = m_data.data();
         const char* p = base + m_pos;
-        const char* end = base + std::min(m_data.size(), m_pos + kChunkBytes);
+        const char* end = endBefore(p, base + std::min(m_data.size(), m_pos + kChunkBytes),
+                                    static_cast<int64_t>(m_pos), limit);
         const uint64_t skipped = scan::skipPlainLines(p, end, max);
         m_pos = static_cast<size_t>(p - base);
         m_line += skipped;
@@ -310,7 +350,9 @@ std::unique_ptr<ChunkedSource> openFile(const std::string& path, std::string_vie
         return nullptr;
     }
     auto read = [fd](char* data, size_t size) { return readSome(fd->get(), data, size); };
-    return std::make_unique<ChunkedSource>(read, std::string(name), offset, firstLine);
+    auto source = std::make_unique<ChunkedSource>(read, std::string(name), offset, firstLine);
+    source->setSeek([fd](int64_t to) { return ::lseek(fd->get(), to, SEEK_SET) == to; });
+    return source;
 }
 
 // How an input is read again from a section start (null when it cannot be).
@@ -361,6 +403,17 @@ public:
     }
     bool canReopen() const override { return static_cast<bool>(m_reopen); }
     uint64_t readAheadBytes() const override { return m_readAheadBytes; }
+    int64_t inputBytes() const override { return m_inputBytes; }
+    void setInputBytes(int64_t bytes) { m_inputBytes = bytes; }
+    bool reopenAtByte(int64_t offset, std::unique_ptr<LineCursor>& out,
+                      std::string& error) const override {
+        if (!m_reopen) {
+            error = std::string(m_name) + ": the input cannot be read again";
+            return false;
+        }
+        out = m_reopen(offset, 1, error);
+        return out != nullptr;
+    }
 
     void sectionStarts(SectionKind kind, int64_t offset, uint64_t firstLine) {
         m_previous[static_cast<size_t>(kind)] = m_offsets[static_cast<size_t>(kind)];
@@ -372,6 +425,7 @@ private:
     const std::vector<TraceListener*>& m_listeners;
     Reopen m_reopen;
     uint64_t m_readAheadBytes;
+    int64_t m_inputBytes = -1;
     // Where the latest and the one before of each kind start (offset, first line): a part may
     // read a section again after the next one of its kind has begun.
     std::array<std::pair<int64_t, uint64_t>, kSectionKinds> m_offsets;
@@ -421,9 +475,12 @@ public:
         return true;
     }
 
-    // Lines the current section's part would take unseen (AtpPart::skippable()).
+    // Lines the current section's part would take unseen (AtpPart::skippable()), and where
+    // it may jump ahead (AtpPart::jumpOffset(), jump()).
     uint64_t skippable() const { return m_skips ? m_part->skippable() : 0; }
     void skipped(uint64_t lines) { m_part->skipped(lines); }
+    int64_t jumpOffset() const { return m_skips ? m_part->jumpOffset() : -1; }
+    bool jump(int64_t& to, uint64_t& lines) { return m_part->jump(to, lines); }
 
     // AtpPart::takeLines() of the current section's part, where it takes any.
     bool takesLines() const { return m_takes; }
@@ -524,10 +581,18 @@ bool TraceParser::Impl::run(Source& source, Context& context, std::string& error
     while (source.next(line, number)) {
         if (!pass.line(line, number, source, error)) return false;
         if (const uint64_t most = pass.skippable(); most > 0) {
-            const uint64_t skipped = source.skipLines(most);
+            const uint64_t skipped = source.skipLines(most, pass.jumpOffset());
             if (skipped > 0) {
                 number += skipped;
                 pass.skipped(skipped);
+            }
+        }
+        if (const int64_t at = pass.jumpOffset(); at >= 0 && source.offset() == at) {
+            int64_t to = 0;
+            uint64_t lines = 0;
+            if (pass.jump(to, lines)) {
+                source.seekTo(to, lines);
+                number += lines;
             }
         }
         if (pass.takesLines()) {
@@ -577,6 +642,10 @@ bool TraceParser::parseFile(const std::string& path, std::string& error) {
         return openFile(path, path, offset, firstLine, err);
     };
     Context context(path, m_impl->listeners, reopen, m_impl->readAheadBytes);
+    struct stat status {};
+    if (::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode)) {
+        context.setInputBytes(status.st_size);
+    }
     return m_impl->run(*source, context, error);
 }
 
@@ -600,6 +669,7 @@ bool TraceParser::parseBuffer(std::string_view data, std::string_view name, std:
         return std::make_unique<BufferSource>(data, std::string(name), offset, firstLine);
     };
     Context context(name, m_impl->listeners, reopen, m_impl->readAheadBytes);
+    context.setInputBytes(static_cast<int64_t>(data.size()));
     return m_impl->run(source, context, error);
 }
 

@@ -7,7 +7,9 @@
 // its Timestamp section by reading the API section again with a second cursor on the same file
 // (both sections hold the same threads in the same order, spec §1.3), so they keep one line of
 // each at a time. A large API section is read again on a second thread, a bounded number of
-// lines ahead of the Timestamp section (setReadAhead()); the listeners are still called on the
+// lines ahead of the Timestamp section (setReadAhead()), and the second half of its first pass
+// (which only counts its lines and checks its blocks) is read on a second thread while the
+// first half is read here (trace_part_scout.h); the listeners are still called on the
 // parsing thread, in file order.
 #pragma once
 
@@ -73,6 +75,16 @@ public:
     // The smallest section (in bytes) a part reads again on a second thread (TraceParser::
     // setReadAhead()); UINT64_MAX: never.
     virtual uint64_t readAheadBytes() const { return UINT64_MAX; }
+    // The size of the input in bytes; -1 where it is not known (a stream).
+    virtual int64_t inputBytes() const { return -1; }
+    // Opens a second cursor at any byte `offset` of the input (its first line is the rest of the
+    // line there; its line numbers start at 1). False where reopenAt() is.
+    virtual bool reopenAtByte(int64_t offset, std::unique_ptr<class LineCursor>& out,
+                              std::string& error) const {
+        (void)offset, (void)out;
+        error = "the input cannot be read again";
+        return false;
+    }
 };
 
 // Reads lines from a position of a file (the second cursor of the paired sections).
@@ -135,6 +147,15 @@ public:
     // line() for each.
     virtual uint64_t skippable() const { return 0; }
     virtual void skipped(uint64_t lines) { (void)lines; }
+    // Where the part has the next lines counted already (a line start; -1: nowhere): the parser
+    // passes over lines (skippable()) up to it, not beyond, and asks jump() once it is there.
+    virtual int64_t jumpOffset() const { return -1; }
+    // At jumpOffset(): true when the part has taken the lines from there to `to` (a line
+    // start) into account, `lines` of them; the parser goes on at `to`. False: line by line.
+    virtual bool jump(int64_t& to, uint64_t& lines) {
+        (void)to, (void)lines;
+        return false;
+    }
     // Whether skippable() may be other than 0 in a section of `kind` (asked once per section:
     // the parser asks skippable() after every line only where this is true).
     virtual bool skipsIn(SectionKind kind) const {
@@ -177,8 +198,10 @@ public:
     void addPart(std::unique_ptr<AtpPart> part);
     void addListener(TraceListener& listener);
     // API Trace sections of at least `minBytes` are read again on a second thread, ahead of
-    // their Timestamp section (default kReadAheadBytes; 0: every one; UINT64_MAX: none). The
-    // records, their order, the warnings and the errors are the same either way.
+    // their Timestamp section (default kReadAheadBytes; 0: every one; UINT64_MAX: none); where
+    // 15% of the input from an API section's start on is at least `minBytes` (a file or a
+    // buffer), the second half of its first pass is read on a second thread too. The records,
+    // their order, the warnings and the errors are the same either way.
     void setReadAhead(uint64_t minBytes);
     static constexpr uint64_t kReadAheadBytes = uint64_t{1} << 20;
     // Whether parts may read lines in bulk (AtpPart::takeLines(); default true). The records,

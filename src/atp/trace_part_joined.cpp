@@ -23,12 +23,14 @@ void JoinedApiPart::beginFile(SectionContext& context) {
     m_extraLines = 0;
     m_apiOffset = -1;
     m_apiLine = 0;
+    m_scout.reset();
 }
 
 bool JoinedApiPart::beginSection(SectionKind kind, SectionContext& context, uint64_t line,
                                  std::string& error) {
     m_current = kind;
     m_blocks.reset();
+    m_scout.reset();
     if (kind == m_apiKind) {
         if (m_apiPending && !announceUntimed(context, error)) return false;
         m_apiPending = true;
@@ -36,6 +38,7 @@ bool JoinedApiPart::beginSection(SectionKind kind, SectionContext& context, uint
         m_apiLine = line;
         m_buffering = !context.canReopen();
         m_buffered.clear();
+        startScout(context);
         return true;
     }
     if (kind != m_timestampKind) return true;
@@ -65,6 +68,52 @@ bool JoinedApiPart::openApiCursor(SectionContext& context, std::string& error, b
     std::unique_ptr<LineCursor> cursor;
     if (!context.reopenAt(m_apiOffset, cursor, error)) return false;
     m_api = std::make_unique<BlockCursor>(std::move(cursor), context, ahead);
+    return true;
+}
+
+// A scout for the second half of the API section's first pass (trace_part_scout.h), where the
+// rest of the input is large enough for a second thread (TraceParser::setReadAhead()).
+void JoinedApiPart::startScout(SectionContext& context) {
+    const int64_t size = context.inputBytes();
+    if (m_buffering || m_apiOffset < 0 || size <= m_apiOffset) return;
+    // The scout starts 15% of the way into the rest of the input: an API section is usually a
+    // third of what follows its start (API lines of 50 to 150 bytes, timestamp lines of 100 to
+    // 300), so that the two halves of its first pass take about as long. Elsewhere it only
+    // reads for nothing, on a core that has nothing else to do.
+    const auto lead = static_cast<uint64_t>(size - m_apiOffset) / 20 * 3;
+    if (lead == 0 || lead < context.readAheadBytes()) return;
+    const int64_t from = m_apiOffset + static_cast<int64_t>(lead);
+    std::unique_ptr<LineCursor> cursor;
+    std::string error;
+    int64_t start = 0;
+    if (!context.reopenAtByte(from, cursor, error) || !lineStartAfter(*cursor, from, start)) {
+        return;  // (the first pass reads it all)
+    }
+    m_scout = std::make_unique<BlockScout>(std::move(cursor), start);
+}
+
+int64_t JoinedApiPart::jumpOffset() const {
+    return m_scout && m_current == m_apiKind ? m_scout->start() : -1;
+}
+
+// At the scout's start: its count and block state, where the first pass's own state there
+// agrees with the scout's reading (trace_part_scout.h).
+bool JoinedApiPart::jump(int64_t& to, uint64_t& lines) {
+    const std::unique_ptr<BlockScout> scout = std::move(m_scout);
+    const BlockScout::Found& found = scout->found();
+    if (!found.done || found.lines == 0) return false;
+    if (!found.anyNumber) {  // entries of the current block, all of them
+        if (m_blocks.entriesLeft() < found.lines) return false;
+        m_blocks.skipEntries(found.lines);
+    } else {
+        const bool agrees = found.firstNumber == 0 ? !m_blocks.inBlock()
+                                                   : m_blocks.entriesLeft() == found.firstNumber;
+        if (!agrees || !found.fits) return false;
+        m_blocks = found.blocks;
+    }
+    to = found.end;
+    lines = found.lines;
+    countScoutJump();
     return true;
 }
 
@@ -248,6 +297,7 @@ bool JoinedApiPart::announceUntimed(SectionContext& context, std::string& error)
 bool JoinedApiPart::endSection(uint64_t lineNumber, SectionContext& context, std::string& error) {
     const SectionKind kind = m_current;
     m_current = SectionKind::Unknown;
+    m_scout.reset();
     const std::string unfinished = m_blocks.unfinished();
     if (!unfinished.empty()) {
         error = atLine(context, lineNumber, "expected " + unfinished);
@@ -260,7 +310,10 @@ bool JoinedApiPart::endSection(uint64_t lineNumber, SectionContext& context, std
     return ok;
 }
 
-void JoinedApiPart::endInput() { m_api.reset(); }
+void JoinedApiPart::endInput() {
+    m_scout.reset();
+    m_api.reset();
+}
 
 uint64_t JoinedApiPart::skippable() const {
     return m_current == m_apiKind && !m_buffering ? m_blocks.entriesLeft() : 0;

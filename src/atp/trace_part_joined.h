@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "atp/trace_part_common.h"
+#include "atp/trace_part_scout.h"
 
 namespace perfmarker::atp::detail {
 
@@ -77,6 +78,8 @@ public:
     void endInput() override;
     uint64_t skippable() const override;
     void skipped(uint64_t lines) override;
+    int64_t jumpOffset() const override;
+    bool jump(int64_t& to, uint64_t& lines) override;
     bool skipsIn(SectionKind kind) const override { return kind == m_apiKind; }
     bool takeLines(std::string_view unread, uint64_t firstLine, SectionContext& context,
                    size_t& bytes, uint64_t& lines, std::string& error) override;
@@ -104,6 +107,7 @@ private:
                        size_t& bytes, uint64_t& lines, std::string& error);
 #endif
     bool openApiCursor(SectionContext& context, std::string& error, bool ahead = false);
+    void startScout(SectionContext& context);
     [[gnu::always_inline]] inline bool nextEntry(JoinedLine& joined, std::string& error, bool& end);
     [[gnu::always_inline]] inline bool timestampLine(std::string_view text, uint64_t lineNumber,
                                                      SectionContext& context, std::string& error,
@@ -125,6 +129,7 @@ private:
     bool m_buffering = false;      // the input cannot be read again: keep the API section
     BufferedLines m_buffered;
     std::unique_ptr<BlockCursor> m_api;  // the API section, read again
+    std::unique_ptr<BlockScout> m_scout;  // the second half of its first pass (large ones)
     bool m_skipping = false;       // a Timestamp section without an API section
     bool m_blockPaired = false;    // the current timestamp block has an API block
     uint64_t m_extraLines = 0;     // timestamp lines beyond the API block's count

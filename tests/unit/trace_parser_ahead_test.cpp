@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,7 @@
 #include "atp/trace_parser.h"
 #include "atp/trace_part_ahead.h"
 #include "atp/trace_part_common.h"
+#include "atp/trace_part_scout.h"
 #include "trace_parser_support.h"
 
 namespace perfmarker::atp {
@@ -508,6 +510,161 @@ uint64_t skipPlainly(const char*& p, const char* end, uint64_t max) {
         ++count;
     }
     return count;
+}
+
+// ---- The scout of the first pass (trace_part_scout.h) ------------------------------------
+
+// What a scout finds in `text` from its start.
+detail::BlockScout::Found scoutOf(const std::string& text) {
+    std::unique_ptr<LineCursor> cursor = std::make_unique<UnheldCursor>(text);
+    detail::BlockScout scout(std::move(cursor), 1000);
+    return scout.found();
+}
+
+TEST(BlockScout, ReadsTheBlocksFromItsFirstNumber) {
+    // Two entries of a block begun before, then blocks of 2, 0 and 1 entries, then a blank line.
+    const std::string lines = "r = f ( a )\nr = f ( b )\n7\n2\nx\ny\n8\n0\n9  \n1\nz\n";
+    detail::BlockScout::Found found = scoutOf(lines + "\nafter\n");
+    ASSERT_TRUE(found.done);
+    EXPECT_EQ(found.lines, 11u);
+    EXPECT_EQ(found.end, 1000 + static_cast<int64_t>(lines.size()));  // the blank line
+    ASSERT_TRUE(found.anyNumber);
+    EXPECT_EQ(found.firstNumber, 2u);
+    EXPECT_TRUE(found.fits);
+    EXPECT_FALSE(found.blocks.inBlock());
+    EXPECT_EQ(found.blocks.tid(), 9u);
+    EXPECT_EQ(found.blocks.count(), 1u);
+
+    // Entries counted, not looked at (a decimal one among them), then a block cut by a section
+    // line; CRLF line ends.
+    found = scoutOf("3\r\n2\r\n123\r\n456\r\n4\r\n5\r\nq\r\n=====next=====\r\n");
+    ASSERT_TRUE(found.done);
+    EXPECT_EQ(found.lines, 7u);
+    EXPECT_EQ(found.end, 1000 + 25);
+    EXPECT_EQ(found.firstNumber, 0u);
+    EXPECT_TRUE(found.fits);
+    EXPECT_EQ(found.blocks.tid(), 4u);
+    EXPECT_EQ(found.blocks.entriesLeft(), 4u);
+
+    // No number at all: entries of one block, up to the end of the input.
+    found = scoutOf("a ( )\nb ( )\n");
+    ASSERT_TRUE(found.done);
+    EXPECT_EQ(found.lines, 2u);
+    EXPECT_FALSE(found.anyNumber);
+    EXPECT_EQ(found.end, 1000 + 12);
+
+    // A line the blocks refuse stops it there, and it does not fit.
+    found = scoutOf("e\n5\nnot a count\nmore\n");
+    ASSERT_TRUE(found.done);
+    EXPECT_FALSE(found.fits);
+    EXPECT_EQ(found.lines, 2u);
+
+    // The last line of the input without a line end is left to the first pass; so is an
+    // indented one.
+    found = scoutOf("5\n1\nlast");
+    EXPECT_EQ(found.lines, 2u);
+    EXPECT_EQ(found.blocks.entriesLeft(), 1u);
+    found = scoutOf("5\n1\n  indented\nx\n");
+    EXPECT_EQ(found.lines, 2u);
+    EXPECT_EQ(found.end, 1000 + 4);
+}
+
+TEST(BlockScout, StopsWhereverItIs) {
+    std::string text;
+    for (int i = 0; i < 20000; ++i) text += "1\n3\na\nb\nc\n";
+    for (int round = 0; round < 20; ++round) {
+        std::unique_ptr<LineCursor> cursor = std::make_unique<UnheldCursor>(text);
+        const detail::BlockScout scout(std::move(cursor), 0);
+        if (round % 2 == 1) std::this_thread::sleep_for(std::chrono::microseconds(200 * round));
+    }
+}
+
+// Random API sections (blocks of 0 to 40 entries; blank, CRLF and indented lines; now and then
+// a bad thread id or count, a count beyond the section, a section cut short), their Timestamp
+// sections, and a section of filler of random size after them, so that the scout starts
+// anywhere in the API section (in entries, at a thread id or a count, after it): read with the
+// scout and without, every way, the records, warnings and errors are one, and the first pass
+// goes on at the scout's end in many of them.
+TEST(TraceParserAhead, ScoutedFirstPassReadsTheSame) {
+    std::mt19937 rng(23);
+    const uint64_t jumpsBefore = detail::scoutJumps();
+    int good = 0;
+    for (int round = 0; round < 60; ++round) {
+        std::string api = "=====ocl API Trace Output=====\n";
+        std::string ts = "=====ocl Timestamp Output=====\n";
+        const int blocks = 1 + static_cast<int>(rng() % 12);
+        for (int b = 0; b < blocks; ++b) {
+            const int entries = static_cast<int>(rng() % 41);
+            const unsigned odd = rng() % 40;
+            const std::string tid = std::to_string(100 + b);
+            api += odd == 0 ? "x" + tid + "\n" : odd == 1 ? "  " + tid + "\r\n" : tid + "\n";
+            api += odd == 2 ? std::to_string(entries + 1) + "\n"
+                            : odd == 3 ? "-" + std::to_string(entries) + "\n"
+                                       : std::to_string(entries) + "\n";
+            ts += tid + "\n" + std::to_string(entries) + "\n";
+            for (int e = 0; e < entries; ++e) {
+                const unsigned kind = rng() % 60;
+                api += kind == 0   ? "\n"
+                       : kind == 1 ? "CL_SUCCESS = clFinish ( 0x" + std::to_string(e) + " )\r\n"
+                       : kind == 2 ? "   CL_SUCCESS = clFinish ( 0x1 )\n"
+                                   : "CL_SUCCESS = clFinish ( 0x" + std::to_string(e) + " )\n";
+                ts += "51 clFinish " + std::to_string(1000 + e) + " " + std::to_string(2000 + e) +
+                      "\n";
+            }
+        }
+        if (rng() % 10 == 0) api.resize(api.size() - 1 - rng() % (api.size() / 2));  // cut
+        std::string filler = "=====Filler=====\n";
+        const size_t fillerLines = rng() % 400;
+        for (size_t i = 0; i < fillerLines; ++i) filler += "filler line " + std::to_string(i) + "\n";
+        const std::string text = "TraceFileVersion=3.2\n" + api +
+                                 (api.back() == '\n' ? "" : "\n") + ts + filler;
+        SCOPED_TRACE("round " + std::to_string(round));
+        const Outcome o = sameEveryWay(text);
+        good += o.ok ? 1 : 0;
+        if (HasFailure()) return;
+    }
+    EXPECT_GT(good, 10);
+    EXPECT_GT(detail::scoutJumps() - jumpsBefore, 30u);
+}
+
+// A block with more lines than its count and no number after them (the first pass expects a
+// thread id at the third): wherever the scout starts among them, the first pass does not take
+// its count, and finds the error itself.
+TEST(TraceParserAhead, ScoutAmongLinesBeyondTheCount) {
+    const uint64_t jumpsBefore = detail::scoutJumps();
+    for (int first = 0; first < 30; ++first) {  // (the entries of a first block move it)
+        std::string api = "=====ocl API Trace Output=====\n1\n" + std::to_string(first) + "\n";
+        for (int i = 0; i < first; ++i) api += "CL_SUCCESS = clFlush ( 0x1 )\n";
+        api += "2\n2\n";
+        for (int i = 0; i < 40; ++i) {
+            api += "CL_SUCCESS = clFinish ( 0x" + std::to_string(i) + " )\n";
+        }
+        for (const int fillerLines : {0, 10, 40}) {
+            std::string filler = "=====Filler=====\n";
+            for (int i = 0; i < fillerLines; ++i) filler += "filler line\n";
+            SCOPED_TRACE(std::to_string(first) + " entries, filler " + std::to_string(fillerLines));
+            const Outcome o = sameEveryWay(api + "=====ocl Timestamp Output=====\n" + filler);
+            EXPECT_FALSE(o.ok);
+            EXPECT_EQ(o.error, "t.atp:" + std::to_string(first + 8) +
+                                   ": expected a thread id (decimal), got 'CL_SUCCESS = clFinish "
+                                   "( 0x2 )'");
+            if (HasFailure()) return;
+        }
+    }
+    EXPECT_EQ(detail::scoutJumps(), jumpsBefore);  // (none of them may take the count)
+}
+
+// The large trace of many small blocks: the first pass goes on at the scout's end.
+TEST(TraceParserAhead, LargeTraceJumpsAtTheScout) {
+    const std::string text = bigTrace(2000);
+    const uint64_t before = detail::scoutJumps();
+    const Outcome scouted = parseWith(text, kAlways, 2);
+    EXPECT_EQ(detail::scoutJumps() - before, 1u);
+    const Outcome plain = parseWith(text, kNever, 2);
+    EXPECT_TRUE(scouted.ok) << scouted.error;
+    EXPECT_EQ(scouted.calls, 2000u * 25);
+    EXPECT_TRUE(scouted.log == plain.log);
+    EXPECT_TRUE(scouted.params == plain.params);
 }
 
 TEST(TraceParserScan, SkipPlainLinesMatchesThePlainDefinition) {
