@@ -7,7 +7,9 @@
 // API section kept in memory instead. An API section of at least SectionContext::
 // readAheadBytes() is read again on a second thread (trace_part_ahead.h), which splits its lines
 // ahead of the Timestamp section; on the first pass, the entry lines of its blocks are only
-// counted (skippable()). Leniencies (each one a warning, spec §11.3):
+// counted (skippable()), and in a large input the second half of that pass is read by a scout
+// on a second thread (trace_part_scout.h, jumpOffset(), jump()). Leniencies (each one a
+// warning, spec §11.3):
 //   * more timestamp lines than API lines in a block: the extra ones are skipped;
 //   * fewer timestamp lines or blocks: the calls without one are announced with zero times;
 //   * an API section without a Timestamp section after it: its calls are announced with zero
