@@ -584,7 +584,7 @@ TEST(BlockScout, StopsWhereverItIs) {
 // sections, and a section of filler of random size after them, so that the scout starts
 // anywhere in the API section (in entries, at a thread id or a count, after it): read with the
 // scout and without, every way, the records, warnings and errors are one, and the first pass
-// goes on at the scout's end in many of them.
+// goes on at the scout's end in most of them.
 TEST(TraceParserAhead, ScoutedFirstPassReadsTheSame) {
     std::mt19937 rng(23);
     const uint64_t jumpsBefore = detail::scoutJumps();
@@ -595,7 +595,7 @@ TEST(TraceParserAhead, ScoutedFirstPassReadsTheSame) {
         const int blocks = 1 + static_cast<int>(rng() % 12);
         for (int b = 0; b < blocks; ++b) {
             const int entries = static_cast<int>(rng() % 41);
-            const unsigned odd = rng() % 40;
+            const unsigned odd = rng() % 60;
             const std::string tid = std::to_string(100 + b);
             api += odd == 0 ? "x" + tid + "\n" : odd == 1 ? "  " + tid + "\r\n" : tid + "\n";
             api += odd == 2 ? std::to_string(entries + 1) + "\n"
@@ -604,8 +604,8 @@ TEST(TraceParserAhead, ScoutedFirstPassReadsTheSame) {
             ts += tid + "\n" + std::to_string(entries) + "\n";
             for (int e = 0; e < entries; ++e) {
                 const unsigned kind = rng() % 60;
-                api += kind == 0   ? "\n"
-                       : kind == 1 ? "CL_SUCCESS = clFinish ( 0x" + std::to_string(e) + " )\r\n"
+                if (kind == 0) api += "\n";  // (not an entry: the first pass passes over it)
+                api += kind == 1   ? "CL_SUCCESS = clFinish ( 0x" + std::to_string(e) + " )\r\n"
                        : kind == 2 ? "   CL_SUCCESS = clFinish ( 0x1 )\n"
                                    : "CL_SUCCESS = clFinish ( 0x" + std::to_string(e) + " )\n";
                 ts += "51 clFinish " + std::to_string(1000 + e) + " " + std::to_string(2000 + e) +
@@ -623,8 +623,10 @@ TEST(TraceParserAhead, ScoutedFirstPassReadsTheSame) {
         good += o.ok ? 1 : 0;
         if (HasFailure()) return;
     }
-    EXPECT_GT(good, 10);
-    EXPECT_GT(detail::scoutJumps() - jumpsBefore, 30u);
+    // (Of 60 traces, 44 read without error; of the 480 reads that start a scout, 368 take its
+    // count.)
+    EXPECT_GT(good, 30);
+    EXPECT_GT(detail::scoutJumps() - jumpsBefore, 240u);
 }
 
 // A block with more lines than its count and no number after them (the first pass expects a
