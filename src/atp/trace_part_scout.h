@@ -28,7 +28,7 @@ namespace perfmarker::atp::detail {
 class BlockScout {
 public:
     struct Found {
-        bool done = false;          // read up to `end` (not stopped, no thread)
+        bool done = false;          // it read up to `end` (false: stopped, or no thread)
         int64_t end = 0;            // B: the offset of the first line not read
         uint64_t lines = 0;         // the lines from C to B
         uint64_t firstNumber = 0;   // of them, the index of the first decimal number
