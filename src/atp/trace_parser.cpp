@@ -375,23 +375,18 @@ public:
     }
     bool reopenAt(int64_t offset, std::unique_ptr<LineCursor>& out,
                   std::string& error) const override {
-        if (!m_reopen) {
-            error = std::string(m_name) + ": the input cannot be read again";
-            return false;
-        }
         uint64_t firstLine = 0;
         for (const auto* starts : {&m_offsets, &m_previous}) {
             for (const auto& [known, line] : *starts) {
                 if (known == offset && offset >= 0) firstLine = line;
             }
         }
-        if (firstLine == 0) {
+        if (m_reopen && firstLine == 0) {
             error = std::string(m_name) + ": no section starts at offset " +
                     std::to_string(offset);
             return false;
         }
-        out = m_reopen(offset, firstLine, error);
-        return out != nullptr;
+        return open(offset, firstLine, out, error);
     }
     const std::vector<TraceListener*>& listeners() const override { return m_listeners; }
     std::string where(uint64_t line) const override {
@@ -407,12 +402,7 @@ public:
     void setInputBytes(int64_t bytes) { m_inputBytes = bytes; }
     bool reopenAtByte(int64_t offset, std::unique_ptr<LineCursor>& out,
                       std::string& error) const override {
-        if (!m_reopen) {
-            error = std::string(m_name) + ": the input cannot be read again";
-            return false;
-        }
-        out = m_reopen(offset, 1, error);
-        return out != nullptr;
+        return open(offset, 1, out, error);
     }
 
     void sectionStarts(SectionKind kind, int64_t offset, uint64_t firstLine) {
@@ -421,6 +411,17 @@ public:
     }
 
 private:
+    // A second cursor at `offset`, its first line numbered `firstLine`.
+    bool open(int64_t offset, uint64_t firstLine, std::unique_ptr<LineCursor>& out,
+              std::string& error) const {
+        if (!m_reopen) {
+            error = std::string(m_name) + ": the input cannot be read again";
+            return false;
+        }
+        out = m_reopen(offset, firstLine, error);
+        return out != nullptr;
+    }
+
     std::string_view m_name;
     const std::vector<TraceListener*>& m_listeners;
     Reopen m_reopen;
