@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 #include "export/csv_exporter.h"
 #include "export/perfetto_exporter.h"
 #include "export/vtune_exporter.h"

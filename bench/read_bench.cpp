@@ -1,4 +1,4 @@
-// Reading speed of the streaming .atp reader (src/atp/trace_parser.h).
+// Reading speed of the streaming .atp reader (src/atp/read/trace_parser.h).
 //
 //   read_bench <trace.atp> [--one-thread]
 //                            parses the file once with a counting listener and prints its size,
@@ -17,7 +17,7 @@
 #include <sstream>
 #include <string>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 namespace {
 

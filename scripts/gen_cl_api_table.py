@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates src/atp/cl_api_table.inc, the one table of the OpenCL API surface.
+"""Generates src/api/cl_api_table.inc, the one table of the OpenCL API surface.
 
 Input: the Khronos ICD header CL/cl_icd.h. Its `struct _cl_icd_dispatch` gives the dispatch
 table slots in ABI order; its `cl_api_<name>` typedefs give each entry point's return type and
@@ -41,7 +41,7 @@ import tempfile
 
 DEFAULT_HEADER = "/usr/include/CL/cl_icd.h"
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUTPUT = os.path.join(REPO_ROOT, "src", "atp", "cl_api_table.inc")
+DEFAULT_OUTPUT = os.path.join(REPO_ROOT, "src", "api", "cl_api_table.inc")
 
 # Macros taken as defined when evaluating the header's #if / #ifdef lines: the version macros
 # cl_version.h defines for CL_TARGET_OPENCL_VERSION 300. Anything else (_WIN32, __cplusplus, ...)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates src/atp/ocl_names.inc, the symbolic names of the OpenCL constants.
+"""Generates src/api/ocl_names.inc, the symbolic names of the OpenCL constants.
 
 Input: the Khronos headers CL/cl.h and CL/cl_gl.h. Both group their constants under comment
 lines naming the C type they belong to (`/* cl_device_info */`, `/* cl_mem_flags and
@@ -28,7 +28,7 @@ import sys
 
 DEFAULT_INCLUDE_DIR = "/usr/include"
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUTPUT = os.path.join(REPO_ROOT, "src", "atp", "ocl_names.inc")
+DEFAULT_OUTPUT = os.path.join(REPO_ROOT, "src", "api", "ocl_names.inc")
 HEADERS = ["CL/cl.h", "CL/cl_gl.h"]
 
 # Group lines whose text is not a type name.

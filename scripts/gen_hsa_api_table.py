@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates src/atp/hsa_api_table.inc, the one table of the HSA API surface the agent wraps.
+"""Generates src/api/hsa_api_table.inc, the one table of the HSA API surface the agent wraps.
 
 Input: the ROCm runtime headers (Debian's libhsa-runtime-dev, /usr/include/hsa). The structs
 CoreApiTable and AmdExtTable of hsa_api_trace.h give the table slots in ABI order; the
@@ -29,7 +29,7 @@ import os
 import re
 import sys
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "src", "atp", "hsa_api_table.inc")
+OUT = os.path.join(os.path.dirname(__file__), "..", "src", "api", "hsa_api_table.inc")
 
 # HSA_API_Type ids of the trace format (index = id), "Init"/"Unload" included.
 API_TYPES = """
@@ -317,7 +317,7 @@ def main():
     if "--check" in sys.argv:
         with open(OUT, encoding="utf-8") as f:
             if f.read() != text:
-                print("src/atp/hsa_api_table.inc is out of date: run " + sys.argv[0])
+                print("src/api/hsa_api_table.inc is out of date: run " + sys.argv[0])
                 return 1
         return 0
     with open(OUT, "w", encoding="utf-8") as f:

@@ -9,9 +9,9 @@
 #include <mutex>
 #include <thread>
 
-#include "atp/hsa_api.h"
-#include "atp/agent_registry.h"
-#include "atp/session_merge.h"
+#include "api/hsa_api.h"
+#include "atp/merge/agent_registry.h"
+#include "atp/merge/session_merge.h"
 #include "hsa_runtime.h"
 #include "record/clock.h"
 #include "record/session.h"
@@ -152,7 +152,7 @@ void flushRecords() {
 void finishProcessTrace() {
     if (g_recorder == nullptr || static_cast<long>(getpid()) != g_initPid) return;
     flushRecords();
-    // With both agents in the process, only the last to finish merges (atp/agent_registry.h).
+    // With both agents in the process, only the last to finish merges (atp/merge/agent_registry.h).
     atp::mergeAtAgentExit(g_config, g_initPid, atp::kHsaFragmentTag, "HSA trace agent");
 }
 

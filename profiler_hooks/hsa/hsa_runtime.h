@@ -12,7 +12,7 @@ namespace perfmarker::hsatrace {
 
 enum HsaSlot : unsigned {
 #define PM_HSA_API(slot, Table, id, name, ret, params) kSlot_##name = slot,
-#include "atp/hsa_api_table.inc"
+#include "api/hsa_api_table.inc"
     kSlotCount
 };
 
@@ -27,7 +27,7 @@ static_assert(sizeof(CoreApiTable) == sizeof(ApiTableVersion) + kCoreSlotCount *
 static_assert(sizeof(AmdExtTable) == sizeof(ApiTableVersion) + kAmdExtSlotCount * sizeof(void*),
               "hsa_api_table.inc must list every AmdExtTable slot: regenerate it");
 static_assert(sizeof(hsa_queue_t) == 40 && offsetof(hsa_queue_t, id) == 32,
-              "hsa_queue_t layout as atp/hsa_api.h prints it");
+              "hsa_queue_t layout as api/hsa_api.h prints it");
 static_assert(sizeof(hsa_kernel_dispatch_packet_t) == 64, "AQL packets are 64 bytes");
 
 // The runtime's entry points, saved at OnLoad (null where the runtime's table is shorter).

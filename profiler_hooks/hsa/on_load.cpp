@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "agent_state.h"
-#include "atp/hsa_api.h"
+#include "api/hsa_api.h"
 #include "device_timing.h"
 #include "wrappers.h"
 

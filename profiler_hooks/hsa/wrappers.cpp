@@ -5,7 +5,7 @@
 #include <fstream>
 #include <tuple>
 
-#include "atp/hsa_api.h"
+#include "api/hsa_api.h"
 #include "device_timing.h"
 #include "traced_call.h"
 
@@ -131,7 +131,7 @@ struct Traced<Slot, Id, R (*)(A...)> {
 void* const kWrappers[kSlotCount] = {
 #define PM_HSA_API(slot, Table, id, name, ret, params) \
     reinterpret_cast<void*>(&Traced<slot, id, decltype(PM_TABLE_##Table::name##_fn)>::call),
-#include "atp/hsa_api_table.inc"
+#include "api/hsa_api_table.inc"
 };
 
 void** coreSlots(HsaApiTable* t) {

@@ -12,13 +12,13 @@
 #include <string>
 #include <thread>
 
-#include "atp/ocl_api.h"
+#include "api/ocl_api.h"
 #include "control.h"
 #include "object_tracker.h"
 #include "record/session.h"
 
-#include "atp/agent_registry.h"
-#include "atp/session_merge.h"
+#include "atp/merge/agent_registry.h"
+#include "atp/merge/session_merge.h"
 
 namespace perfmarker::cltrace {
 
@@ -166,7 +166,7 @@ void finishProcessTrace() {
     if (g_recorder == nullptr || static_cast<long>(getpid()) != g_initPid) return;
     flushAtExit();
     // The same merge the launcher runs: this process's fragments and marker files -> <base>.atp.
-    // With both agents in the process, only the last to finish merges (atp/agent_registry.h).
+    // With both agents in the process, only the last to finish merges (atp/merge/agent_registry.h).
     atp::mergeAtAgentExit(g_config, g_initPid, atp::kOclFragmentTag, "OpenCL trace layer");
 }
 

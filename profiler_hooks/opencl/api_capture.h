@@ -1,5 +1,5 @@
 // The raw ApiCall record of one intercepted call (record/api_record.h): the head, every argument
-// as a 64-bit word, and the pointees the catalogue (atp/ocl_api.h) says to capture, read after
+// as a 64-bit word, and the pointees the catalogue (api/ocl_api.h) says to capture, read after
 // the call returned. Written in place into the calling thread's chunk: no lock, no allocation,
 // no system call.
 //
@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "agent_state.h"
-#include "atp/ocl_api.h"
+#include "api/ocl_api.h"
 #include "record/api_record.h"
 #include "record/recorder.h"
 

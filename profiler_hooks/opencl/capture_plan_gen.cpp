@@ -1,5 +1,5 @@
 // Build-time generator of capture_plan.inc: the capture rules of the API catalogue
-// (atp/ocl_api.h), one line per captured parameter, in slot order, as an X-macro the layer
+// (api/ocl_api.h), one line per captured parameter, in slot order, as an X-macro the layer
 // compiles into per-entry-point code (api_capture.h). The catalogue stays the only source of the
 // rules; this program only writes them down so that the compiler can see them.
 //
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "atp/ocl_api.h"
+#include "api/ocl_api.h"
 
 namespace {
 
@@ -42,7 +42,7 @@ bool isOutput(const perfmarker::atp::ocl::ParamSpec& p) {
 
 std::string plan() {
     std::ostringstream out;
-    out << "// GENERATED at build time by capture_plan_gen from the API catalogue (atp/ocl_api.h).\n"
+    out << "// GENERATED at build time by capture_plan_gen from the API catalogue (api/ocl_api.h).\n"
            "// PM_CL_CAPTURE(slot, arg, kind, countArg, countOutArg, countOutSize, elemSize, "
            "clamp3, output)\n";
     for (const auto& api : perfmarker::atp::ocl::apis()) {

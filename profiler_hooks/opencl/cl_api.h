@@ -15,13 +15,13 @@ namespace perfmarker::cltrace {
 constexpr cl_uint kDispatchSlotCount = 0
 #define PM_CL_API(...) +1
 #define PM_CL_API_RESERVED(...) +1
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
     ;
 
 // kSlot_<name>: the dispatch slot of each API, for the wrappers' special cases.
 enum SlotId : unsigned {
 #define PM_CL_API(slot, funcTypeId, isEnqueue, ReturnType, name, params, args) kSlot_##name = slot,
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
 };
 
 static_assert(kDispatchSlotCount * sizeof(void*) == sizeof(cl_icd_dispatch),

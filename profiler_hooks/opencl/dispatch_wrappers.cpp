@@ -18,7 +18,7 @@ cl_icd_dispatch g_layer;   // the table the loader calls
     ReturnType CL_API_CALL name##Wrapper params {                              \
         return Api<slot, funcTypeId, isEnqueue>::with(g_target.name) args;     \
     }
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
 
 }  // namespace
 
@@ -37,11 +37,11 @@ const cl_icd_dispatch* buildLayerDispatch(const cl_icd_dispatch* target, cl_uint
         g_layer.name = &name##Wrapper;                                         \
         ++n.wrapped;                                                           \
     }
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
 
 #define PM_CL_API_RESERVED(slot, funcTypeId, isEnqueue, field) \
     if (g_target.field != nullptr) ++n.passedThrough;
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
 
     if (counts != nullptr) *counts = n;
     return &g_layer;

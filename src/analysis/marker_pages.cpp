@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "atp/perfmarker_section.h"
+#include "atp/format/perfmarker_section.h"
 
 namespace perfmarker::analysis {
 namespace {

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <limits>
 
-#include "atp/perfmarker_section.h"
+#include "atp/format/perfmarker_section.h"
 
 namespace perfmarker::analysis {
 

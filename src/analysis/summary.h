@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 namespace perfmarker::analysis {
 

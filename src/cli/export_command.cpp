@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 #include "cli/commands.h"
 #include "export/csv_exporter.h"
 #include "export/perfetto_exporter.h"

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "atp/merge.h"
-#include "atp/session_merge.h"
+#include "atp/merge/merger.h"
+#include "atp/merge/session_merge.h"
 
 namespace perfmarker::cli {
 

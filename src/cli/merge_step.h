@@ -1,6 +1,6 @@
 // The merge step as the launcher sees it: turn whatever the agents and marker libraries left in
 // a session directory into one `.atp` per process. mergeSessionLeftovers() (merge_step.cpp) is
-// the one function that reaches into the trace format module (src/atp/merge.h).
+// the one function that reaches into the trace format module (src/atp/merge/merger.h).
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "analysis/summary.h"
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 #include "cli/commands.h"
 #include "report/html_report.h"
 #include "report/timeline.h"

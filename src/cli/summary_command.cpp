@@ -11,7 +11,7 @@
 
 #include "analysis/render.h"
 #include "analysis/summary.h"
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 #include "cli/commands.h"
 
 namespace perfmarker::cli {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 namespace perfmarker::exporter {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "atp/trace_events.h"
+#include "atp/read/trace_events.h"
 #include "export/export_common.h"
 
 namespace perfmarker::exporter {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "atp/perfmarker_section.h"
+#include "atp/format/perfmarker_section.h"
 
 namespace perfmarker::markers {
 namespace {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 namespace perfmarker::report {
 

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "atp/atp_reader.h"
-#include "atp/ocl_timestamp.h"
-#include "atp/trace_parser.h"
-#include "atp/trace_part_common.h"
+#include "api_line_reference.h"
+#include "atp/format/timestamp_fields.h"
+#include "atp/read/trace_parser.h"
+#include "atp/read/part_support.h"
 
 namespace perfmarker::atp::fuzz {
 
@@ -113,10 +113,10 @@ inline void compareScanners(std::string_view text) {
         same(lineEnd == nullptr || (nl != std::string_view::npos && lineEnd == text.data() + nl));
         text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
 
-        ApiLine api;
+        reference::ApiLine api;
         std::string error;
         scan::ApiText apiText;
-        const bool isApi = parseApiLine(line, api, error);
+        const bool isApi = reference::parseApiLine(line, api, error);
         same(scan::parseApiText(line, apiText) == isApi);
         if (isApi) {
             scan::splitParams(apiText.params, fast, apiText.line);

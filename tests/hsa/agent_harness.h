@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "atp/atp_reader.h"
+#include "atp_document.h"
 #include "fake_runtime.h"
 #include "typed_trace.h"
 

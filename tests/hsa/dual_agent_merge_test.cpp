@@ -16,9 +16,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "atp/agent_registry.h"
-#include "atp/atp_reader.h"
-#include "atp/merge.h"
+#include "atp/merge/agent_registry.h"
+#include "atp_document.h"
+#include "atp/merge/merger.h"
 #include "fake_runtime.h"
 
 namespace perfmarker::test {

@@ -386,7 +386,7 @@ void FakeRuntime::stubAll() {
 #define PM_HSA_API(slot, Table, id, name, ret, params)      \
     setStub<slot>(PM_TABLE_##Table.name##_fn);              \
     g_stubs[slot] = reinterpret_cast<void*>(PM_TABLE_##Table.name##_fn);
-#include "atp/hsa_api_table.inc"
+#include "api/hsa_api_table.inc"
 #undef PM_TABLE_Core
 #undef PM_TABLE_AmdExt
 }

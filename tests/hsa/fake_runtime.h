@@ -29,7 +29,7 @@ inline constexpr char kKernelSymbol[] = "_Z6reducePfS_i";
 // Global slot numbers of hsa_api_table.inc (CoreApiTable first, then AmdExtTable).
 enum TestSlot : unsigned {
 #define PM_HSA_API(slot, Table, id, name, ret, params) kTest_##name = slot,
-#include "atp/hsa_api_table.inc"
+#include "api/hsa_api_table.inc"
     kTestSlotCount
 };
 

@@ -7,8 +7,9 @@
 #include <fstream>
 #include <thread>
 
+#include "api_line_reference.h"
 #include "agent_harness.h"
-#include "atp/hsa_api.h"
+#include "api/hsa_api.h"
 
 namespace perfmarker::test {
 namespace {
@@ -231,7 +232,7 @@ TEST(HsaAgentErrors, EverySlotOfBothTablesIsWrappedAndRestored) {
 #define PM_TABLE_AmdExt rt.amd()
 #define PM_HSA_API(slot, Table, id, name, ret, params) \
     if (slot != kTest_hsa_init && slot != kTest_hsa_shut_down) callWithDefaults(PM_TABLE_##Table.name##_fn);
-#include "atp/hsa_api_table.inc"
+#include "api/hsa_api_table.inc"
 #undef PM_TABLE_Core
 #undef PM_TABLE_AmdExt
         for (unsigned s = 0; s < kTestSlotCount; ++s) {
@@ -244,9 +245,9 @@ TEST(HsaAgentErrors, EverySlotOfBothTablesIsWrappedAndRestored) {
     const auto api = run.lines(SectionKind::HsaApiTrace);
     ASSERT_EQ(api.size(), atp::hsaApis().size());  // every slot once (init and shut down fabricated)
     for (size_t i = 0; i < api.size(); ++i) {
-        atp::ApiLine parsed;
+        atp::reference::ApiLine parsed;
         std::string error;
-        ASSERT_TRUE(atp::parseApiLine(api[i], parsed, error)) << api[i] << ": " << error;
+        ASSERT_TRUE(atp::reference::parseApiLine(api[i], parsed, error)) << api[i] << ": " << error;
     }
     for (const atp::HsaApiSpec& spec : atp::hsaApis()) EXPECT_TRUE(has(api, spec.name + " (")) << spec.name;
     // The tools' reader takes every line of every API (its formatting, the joined timestamps).

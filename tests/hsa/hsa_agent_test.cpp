@@ -8,7 +8,7 @@
 
 #include "ActivityLogger.h"
 #include "agent_harness.h"
-#include "atp/hsa_api.h"
+#include "api/hsa_api.h"
 #include "record/clock.h"
 
 namespace perfmarker::test {

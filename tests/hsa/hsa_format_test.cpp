@@ -3,8 +3,9 @@
 
 #include <cstring>
 
-#include "atp/hsa_api.h"
-#include "atp/hsa_trace.h"
+#include "api/hsa_api.h"
+#include "atp/write/hsa_api_line.h"
+#include "atp/write/hsa_sections.h"
 #include "typed_trace.h"
 
 namespace perfmarker::atp {

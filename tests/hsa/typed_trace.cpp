@@ -1,6 +1,6 @@
 #include "typed_trace.h"
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 namespace perfmarker::test {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "atp/ocl_format.h"
+#include "atp/write/ocl_api_line.h"
 #include "record/fragment.h"
 
 namespace perfmarker::test {

@@ -1,4 +1,4 @@
-// Sanity of the generated API table (src/atp/cl_api_table.inc) against the
+// Sanity of the generated API table (src/api/cl_api_table.inc) against the
 // OpenCL headers the project compiles with, and of its CL_FUNC_TYPE ids.
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@
 #define PM_CL_API_RESERVED(slot, funcTypeId, isEnqueue, field)                \
     static_assert(offsetof(cl_icd_dispatch, field) == (slot) * sizeof(void*), \
                   #field " is not at slot " #slot);
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
 
 namespace {
 
@@ -41,14 +41,14 @@ const std::vector<Entry>& entries() {
     {slot, funcTypeId, isEnqueue, #field, false},
 #define PM_CL_API_NOT_IN_DISPATCH(funcTypeId, isEnqueue, name) \
     {-1, funcTypeId, isEnqueue, #name, false},
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
     };
     return all;
 }
 
 constexpr int kUnknownFuncType =
 #define PM_CL_FUNC_TYPE_UNKNOWN(funcTypeId) funcTypeId
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
     ;
 
 TEST(ClApiTable, SlotsAreTheWholeDispatchTableInOrder) {

@@ -3,7 +3,7 @@
 // wrappers, and the records are read back from the recorder and decoded. The checked calls are
 // written into recycled chunks, dirtied by earlier records, so that padding the layer fails to
 // zero shows. Each
-// capture kind of the catalogue (atp/ocl_api.h) is checked against what the fake call received
+// capture kind of the catalogue (api/ocl_api.h) is checked against what the fake call received
 // and wrote, including the bounds, the success-only outputs and the zero padding.
 #include <gtest/gtest.h>
 #include <unistd.h>

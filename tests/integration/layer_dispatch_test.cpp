@@ -100,7 +100,7 @@ TEST(LayerInit, WrapsEveryCallableSlotAndPassesReservedSlotsThrough) {
     EXPECT_NE(slotsOf(layer)[slot], slotsOf(&target)[slot]) << #name " not wrapped";
 #define PM_CL_API_RESERVED(slot, funcTypeId, isEnqueue, field) \
     EXPECT_EQ(slotsOf(layer)[slot], slotsOf(&target)[slot]) << #field " not passed through";
-#include "atp/cl_api_table.inc"
+#include "api/cl_api_table.inc"
 }
 
 TEST(LayerInit, LeavesSlotsTheTargetDoesNotProvideEmpty) {

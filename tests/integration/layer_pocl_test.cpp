@@ -19,7 +19,7 @@
 #include <iterator>
 
 #include "agent_trace.h"
-#include "atp/atp_reader.h"
+#include "atp_document.h"
 #include "run_process.h"
 
 namespace {

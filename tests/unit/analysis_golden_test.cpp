@@ -14,7 +14,7 @@
 
 #include "analysis/render.h"
 #include "analysis/summary.h"
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 namespace perfmarker::analysis {
 namespace {

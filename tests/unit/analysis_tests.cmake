@@ -7,4 +7,4 @@ perfmarker_add_gtest(analysis_test
   LIBS perfmarker::analysis nlohmann_json::nlohmann_json)
 perfmarker_add_gtest(analysis_golden_test
   SOURCES analysis_golden_test.cpp
-  LIBS perfmarker::analysis perfmarker::atp_trace)
+  LIBS perfmarker::analysis perfmarker::atp_merge perfmarker::atp_read)

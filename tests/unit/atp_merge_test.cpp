@@ -1,4 +1,4 @@
-// The merge step (src/atp/merge.h): real fragment files (by hand and from record::Recorder)
+// The merge step (src/atp/merge/merger.h): real fragment files (by hand and from record::Recorder)
 // and finished marker files merged into an .atp that is read back with the .atp reader.
 //
 // Needs PERFMARKER_FIXTURES_DIR (tests/fixtures), set by perfmarker_add_gtest.
@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
-#include "atp/atp_reader.h"
-#include "atp/merge.h"
-#include "atp/ocl_timestamp.h"
+#include "atp_document.h"
+#include "atp/merge/merger.h"
+#include "atp/format/timestamp_fields.h"
 #include "atp_trace_support.h"
 #include "record/fragment.h"
 #include "record/recorder.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "atp/ocl_api.h"
-#include "atp/ocl_format.h"
+#include "api/ocl_api.h"
+#include "atp/write/ocl_api_line.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 # The OpenCL parts of the .atp format module: the API catalogue and the API-trace formatter.
 perfmarker_add_gtest(atp_ocl_format_test
   SOURCES atp_ocl_format_test.cpp
-  LIBS perfmarker::atp_trace)
+  LIBS perfmarker::atp_merge perfmarker::atp_read)
 
 # The generated constant names are up to date with the OpenCL headers the build uses.
 find_package(Python3 COMPONENTS Interpreter)

@@ -1,4 +1,4 @@
-// The OpenCL trace builder (src/atp/ocl_trace.h): thread blocks and pairing, exact timestamp
+// The OpenCL trace builder (src/atp/write/ocl_sections.h): thread blocks and pairing, exact timestamp
 // lines, clGetEventInfo collapsing, the API-call cap, device times (missing, converted,
 // clamped) and object resolution. Uses the fake formatter of atp_trace_support.h.
 #include <gmock/gmock.h>
@@ -7,9 +7,10 @@
 #include <random>
 #include <sstream>
 
-#include "atp/atp_reader.h"
-#include "atp/ocl_timestamp.h"
-#include "atp/ocl_trace.h"
+#include "api_line_reference.h"
+#include "atp_document.h"
+#include "atp/format/timestamp_fields.h"
+#include "atp/write/ocl_sections.h"
 #include "atp_trace_support.h"
 
 namespace perfmarker::atp {
@@ -62,8 +63,7 @@ Built build(const std::vector<Thread>& threads, OclTraceOptions options = {}) {
     out.stats = builder.stats();
     out.warnings = builder.warnings();
     if (out.ok) {
-        std::istringstream in(out.text);
-        out.ok = loadAtp(in, "built", out.doc, out.error);
+        out.ok = loadAtpText(out.text, "built", out.doc, out.error);
     }
     return out;
 }
@@ -220,9 +220,9 @@ TEST(OclTraceBuilder, CollapsesConsecutiveIdenticalEventQueries) {
     EXPECT_EQ(b.stats.collapsedCalls, 5u);
     EXPECT_EQ(b.stats.apiCalls, 10u);
 
-    ApiLine parsed;
+    reference::ApiLine parsed;
     std::string error;
-    ASSERT_TRUE(parseApiLine(api[0], parsed, error)) << error;
+    ASSERT_TRUE(reference::parseApiLine(api[0], parsed, error)) << error;
     EXPECT_EQ(parsed.comment, "5 consecutive calls");
     EXPECT_EQ(parsed.params.size(), 5u);
 }

@@ -1,9 +1,9 @@
-// Unit tests of the Perfmarker section writer and reader (src/atp/perfmarker_section.h).
+// Unit tests of the Perfmarker section writer and reader (src/atp/format/perfmarker_section.h).
 //
 // Needs the compile definition PERFMARKER_FIXTURES_DIR: the absolute path of tests/fixtures
 // (no trailing slash; perfmarker_add_gtest in tests/unit/CMakeLists.txt sets it). The hand-made
 // files used here are in tests/fixtures/perfmarker/.
-#include "atp/perfmarker_section.h"
+#include "atp/format/perfmarker_section.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "atp/ocl_trace.h"
+#include "atp/write/ocl_sections.h"
 #include "record/api_record.h"
 #include "record/record_format.h"
 

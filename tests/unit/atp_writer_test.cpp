@@ -1,5 +1,5 @@
 // The .atp header, section markers, timestamp-line layout and the file writer's error handling
-// (src/atp/atp_header.h, ocl_timestamp.h, atp_file_writer.h).
+// (src/atp/format/atp_header.h, ocl_timestamp.h, atp_file_writer.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -7,9 +7,9 @@
 
 #include <sstream>
 
-#include "atp/atp_file_writer.h"
-#include "atp/atp_header.h"
-#include "atp/ocl_timestamp.h"
+#include "atp/format/atp_file_writer.h"
+#include "atp/format/atp_header.h"
+#include "atp/format/timestamp_fields.h"
 #include "atp_trace_support.h"
 
 namespace perfmarker::atp {

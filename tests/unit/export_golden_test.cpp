@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 #include "export/csv_exporter.h"
 #include "export/perfetto_exporter.h"
 #include "export/vtune_exporter.h"

@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "atp/trace_events.h"
-#include "atp/trace_parser.h"
+#include "atp/read/trace_events.h"
+#include "atp/read/trace_parser.h"
 
 namespace perfmarker::test {
 

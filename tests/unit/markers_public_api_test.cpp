@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "atp/perfmarker_section.h"
+#include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
 #include "record/fragment.h"
 

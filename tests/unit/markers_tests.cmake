@@ -17,7 +17,7 @@ target_link_libraries(perfmarker_test_agent PRIVATE perfmarker_build_flags)
 # The public C APIs through the real shared libraries (every scenario in a forked child).
 perfmarker_add_gtest(markers_public_api_test
   SOURCES markers_public_api_test.cpp
-  LIBS CLPerfMarker ActivityLogger perfmarker_record perfmarker_atp ${CMAKE_DL_LIBS})
+  LIBS CLPerfMarker ActivityLogger perfmarker_record perfmarker_atp_format ${CMAKE_DL_LIBS})
 target_compile_definitions(markers_public_api_test PRIVATE
   PERFMARKER_TEST_AGENT_PATH="$<TARGET_FILE:perfmarker_test_agent>")
 add_dependencies(markers_public_api_test perfmarker_test_agent)

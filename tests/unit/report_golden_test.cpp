@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "analysis/summary.h"
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 #include "report/html_report.h"
 #include "report/report_assets.h"
 #include "report/timeline.h"

@@ -1,4 +1,4 @@
-// The streaming .atp reader with its second thread (src/atp/trace_part_ahead.h): an API section
+// The streaming .atp reader with its second thread (src/atp/read/read_ahead.h): an API section
 // read again ahead of its Timestamp section gives the same records, warnings and errors, in the
 // same order and on the calling thread, as one read on the parsing thread; the thread stops when
 // the parse ends early (an error, a listener's exception). Also the first pass that only counts
@@ -18,10 +18,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "atp/trace_parser.h"
-#include "atp/trace_part_ahead.h"
-#include "atp/trace_part_common.h"
-#include "atp/trace_part_scout.h"
+#include "atp/read/trace_parser.h"
+#include "atp/read/read_ahead.h"
+#include "atp/read/part_support.h"
 #include "trace_parser_support.h"
 
 namespace perfmarker::atp {
@@ -512,82 +511,13 @@ uint64_t skipPlainly(const char*& p, const char* end, uint64_t max) {
     return count;
 }
 
-// ---- The scout of the first pass (trace_part_scout.h) ------------------------------------
-
-// What a scout finds in `text` from its start.
-detail::BlockScout::Found scoutOf(const std::string& text) {
-    std::unique_ptr<LineCursor> cursor = std::make_unique<UnheldCursor>(text);
-    detail::BlockScout scout(std::move(cursor), 1000);
-    return scout.found();
-}
-
-TEST(BlockScout, ReadsTheBlocksFromItsFirstNumber) {
-    // Two entries of a block begun before, then blocks of 2, 0 and 1 entries, then a blank line.
-    const std::string lines = "r = f ( a )\nr = f ( b )\n7\n2\nx\ny\n8\n0\n9  \n1\nz\n";
-    detail::BlockScout::Found found = scoutOf(lines + "\nafter\n");
-    ASSERT_TRUE(found.done);
-    EXPECT_EQ(found.lines, 11u);
-    EXPECT_EQ(found.end, 1000 + static_cast<int64_t>(lines.size()));  // the blank line
-    ASSERT_TRUE(found.anyNumber);
-    EXPECT_EQ(found.firstNumber, 2u);
-    EXPECT_TRUE(found.fits);
-    EXPECT_FALSE(found.blocks.inBlock());
-    EXPECT_EQ(found.blocks.tid(), 9u);
-    EXPECT_EQ(found.blocks.count(), 1u);
-
-    // Entries counted, not looked at (a decimal one among them), then a block cut by a section
-    // line; CRLF line ends.
-    found = scoutOf("3\r\n2\r\n123\r\n456\r\n4\r\n5\r\nq\r\n=====next=====\r\n");
-    ASSERT_TRUE(found.done);
-    EXPECT_EQ(found.lines, 7u);
-    EXPECT_EQ(found.end, 1000 + 25);
-    EXPECT_EQ(found.firstNumber, 0u);
-    EXPECT_TRUE(found.fits);
-    EXPECT_EQ(found.blocks.tid(), 4u);
-    EXPECT_EQ(found.blocks.entriesLeft(), 4u);
-
-    // No number at all: entries of one block, up to the end of the input.
-    found = scoutOf("a ( )\nb ( )\n");
-    ASSERT_TRUE(found.done);
-    EXPECT_EQ(found.lines, 2u);
-    EXPECT_FALSE(found.anyNumber);
-    EXPECT_EQ(found.end, 1000 + 12);
-
-    // A line the blocks refuse stops it there, and it does not fit.
-    found = scoutOf("e\n5\nnot a count\nmore\n");
-    ASSERT_TRUE(found.done);
-    EXPECT_FALSE(found.fits);
-    EXPECT_EQ(found.lines, 2u);
-
-    // The last line of the input without a line end is left to the first pass; so is an
-    // indented one.
-    found = scoutOf("5\n1\nlast");
-    EXPECT_EQ(found.lines, 2u);
-    EXPECT_EQ(found.blocks.entriesLeft(), 1u);
-    found = scoutOf("5\n1\n  indented\nx\n");
-    EXPECT_EQ(found.lines, 2u);
-    EXPECT_EQ(found.end, 1000 + 4);
-}
-
-TEST(BlockScout, StopsWhereverItIs) {
-    std::string text;
-    for (int i = 0; i < 20000; ++i) text += "1\n3\na\nb\nc\n";
-    for (int round = 0; round < 20; ++round) {
-        std::unique_ptr<LineCursor> cursor = std::make_unique<UnheldCursor>(text);
-        const detail::BlockScout scout(std::move(cursor), 0);
-        if (round % 2 == 1) std::this_thread::sleep_for(std::chrono::microseconds(200 * round));
-    }
-}
-
 // Random API sections (blocks of 0 to 40 entries; blank, CRLF and indented lines; now and then
 // a bad thread id or count, a count beyond the section, a section cut short), their Timestamp
-// sections, and a section of filler of random size after them, so that the scout starts
-// anywhere in the API section (in entries, at a thread id or a count, after it): read with the
-// scout and without, every way, the records, warnings and errors are one, and the first pass
-// goes on at the scout's end in most of them.
-TEST(TraceParserAhead, ScoutedFirstPassReadsTheSame) {
+// sections, and a section of filler of random size after them: the first pass counts entry
+// lines in bulk (AtpPart::takeLines()) up to each of them; read every way, the records,
+// warnings and errors are one.
+TEST(TraceParserAhead, RandomApiSectionsReadTheSame) {
     std::mt19937 rng(23);
-    const uint64_t jumpsBefore = detail::scoutJumps();
     int good = 0;
     for (int round = 0; round < 60; ++round) {
         std::string api = "=====ocl API Trace Output=====\n";
@@ -623,19 +553,13 @@ TEST(TraceParserAhead, ScoutedFirstPassReadsTheSame) {
         good += o.ok ? 1 : 0;
         if (HasFailure()) return;
     }
-    // (Of 60 traces, 44 read without error. A scout starts in 4 reads of each, from a buffer
-    // and a file, with and without lines in bulk; twice that with the wide blocks. Of the 480,
-    // 368 take its count.)
-    EXPECT_GT(good, 30);
-    const uint64_t scouted = 60 * 4 * (detail::scan::cpuHasWideBlocks() ? 2 : 1);
-    EXPECT_GT((detail::scoutJumps() - jumpsBefore) * 2, scouted);
+    EXPECT_GT(good, 30);  // (of the 60 traces, 44 read without error)
 }
 
 // A block with more lines than its count and no number after them (the first pass expects a
-// thread id at the third): wherever the scout starts among them, the first pass does not take
-// its count, and finds the error itself.
-TEST(TraceParserAhead, ScoutAmongLinesBeyondTheCount) {
-    const uint64_t jumpsBefore = detail::scoutJumps();
+// thread id at the third): the count of lines in bulk stops at the block's end, and the error
+// names the line, however many entries come before and whatever follows.
+TEST(TraceParserAhead, LinesBeyondTheCount) {
     for (int first = 0; first < 30; ++first) {  // (the entries of a first block move it)
         std::string api = "=====ocl API Trace Output=====\n1\n" + std::to_string(first) + "\n";
         for (int i = 0; i < first; ++i) api += "CL_SUCCESS = clFlush ( 0x1 )\n";
@@ -655,20 +579,6 @@ TEST(TraceParserAhead, ScoutAmongLinesBeyondTheCount) {
             if (HasFailure()) return;
         }
     }
-    EXPECT_EQ(detail::scoutJumps(), jumpsBefore);  // (none of them may take the count)
-}
-
-// The large trace of many small blocks: the first pass goes on at the scout's end.
-TEST(TraceParserAhead, LargeTraceJumpsAtTheScout) {
-    const std::string text = bigTrace(2000);
-    const uint64_t before = detail::scoutJumps();
-    const Outcome scouted = parseWith(text, kAlways, 2);
-    EXPECT_EQ(detail::scoutJumps() - before, 1u);
-    const Outcome plain = parseWith(text, kNever, 2);
-    EXPECT_TRUE(scouted.ok) << scouted.error;
-    EXPECT_EQ(scouted.calls, 2000u * 25);
-    EXPECT_TRUE(scouted.log == plain.log);
-    EXPECT_TRUE(scouted.params == plain.params);
 }
 
 TEST(TraceParserScan, SkipPlainLinesMatchesThePlainDefinition) {

@@ -1,4 +1,4 @@
-// The streaming .atp reader (src/atp/trace_parser.h) on bad input: every error names the input
+// The streaming .atp reader (src/atp/read/trace_parser.h) on bad input: every error names the input
 // and the line, every leniency is a warning, and no input crashes or hangs it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,9 +6,9 @@
 #include <random>
 #include <sstream>
 
-#include "atp/ocl_timestamp.h"
-#include "atp/trace_parser.h"
-#include "atp/trace_part_common.h"
+#include "atp/format/timestamp_fields.h"
+#include "atp/read/trace_parser.h"
+#include "atp/read/part_support.h"
 #include "trace_parser_support.h"
 
 namespace perfmarker::atp {

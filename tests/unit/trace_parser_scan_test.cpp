@@ -1,4 +1,4 @@
-// The byte scanning of the streaming reader (src/atp/trace_part_scan.h) against the plain
+// The byte scanning of the streaming reader (src/atp/read/scan.h) against the plain
 // definitions it replaces: parseApiLine() and splitFields() of the older reader, std::from_chars,
 // memchr. Random lines of many lengths cross the 16- and 64-byte steps at every offset.
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "atp/atp_reader.h"
-#include "atp/ocl_timestamp.h"
-#include "atp/trace_part_common.h"
+#include "api_line_reference.h"
+#include "atp/format/timestamp_fields.h"
+#include "atp/read/part_support.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -72,9 +72,9 @@ void expectSameApiLineInBuffer(const std::string& line, const std::string& after
 // it. Returns whether the line is an API line.
 bool expectSameApiLine(const std::string& line, const std::string& after = std::string(70, 'z')) {
     const std::string own(line);  // exactly the line's bytes, so ASan sees any read beyond
-    ApiLine reference;
+    reference::ApiLine expected;
     std::string error;
-    const bool ok = parseApiLine(own, reference, error);
+    const bool ok = reference::parseApiLine(own, expected, error);
     scan::ApiText fast;
     EXPECT_EQ(scan::parseApiText(own, fast), ok) << detail::excerpt(own);
     if (!ok) {
@@ -84,12 +84,12 @@ bool expectSameApiLine(const std::string& line, const std::string& after = std::
         }
         return false;
     }
-    EXPECT_EQ(fast.returnValue, reference.returnValue) << detail::excerpt(own);
-    EXPECT_EQ(fast.name, reference.name) << detail::excerpt(own);
-    EXPECT_EQ(fast.comment, reference.comment) << detail::excerpt(own);
+    EXPECT_EQ(fast.returnValue, expected.returnValue) << detail::excerpt(own);
+    EXPECT_EQ(fast.name, expected.name) << detail::excerpt(own);
+    EXPECT_EQ(fast.comment, expected.comment) << detail::excerpt(own);
     std::vector<std::string_view> params = {"stale"};
     scan::splitParams(fast.params, params, fast.line);
-    EXPECT_EQ(params, reference.params) << detail::excerpt(own);
+    EXPECT_EQ(params, expected.params) << detail::excerpt(own);
     if (!own.empty()) {
         for (const bool wide : {false, true}) {
             if (wide && !scan::cpuHasWideBlocks()) continue;

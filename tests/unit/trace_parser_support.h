@@ -1,5 +1,5 @@
 // A listener that keeps copies of every record the streaming reader announces, for the tests
-// of src/atp/trace_parser.h.
+// of src/atp/read/trace_parser.h.
 #pragma once
 
 #include <fstream>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 namespace perfmarker::atp::testing {
 

@@ -1,7 +1,7 @@
-// The streaming .atp reader (src/atp/trace_parser.h) on the fixtures of tests/fixtures/atp:
+// The streaming .atp reader (src/atp/read/trace_parser.h) on the fixtures of tests/fixtures/atp:
 // every part and every record field, the three ways of reading an input, several inputs through
 // one parser, legacy names and CRLF.
-#include "atp/trace_parser.h"
+#include "atp/read/trace_parser.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

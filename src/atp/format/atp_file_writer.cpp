@@ -1,0 +1,99 @@
+#include "atp/format/atp_file_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace perfmarker::atp {
+namespace {
+
+constexpr size_t kBufferBytes = size_t{1} << 20;
+
+}  // namespace
+
+AtpFileWriter::~AtpFileWriter() { abandon(); }
+
+bool AtpFileWriter::open(const std::string& path) {
+    abandon();
+    m_path = path;
+    m_tempPath = path + ".tmp" + std::to_string(getpid());
+    m_error.clear();
+    m_committed = false;
+    m_written = 0;
+    m_buffer.clear();
+    m_fd = ::open(m_tempPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (m_fd < 0) return fail("create", m_tempPath, errno);
+    m_buffer.reserve(kBufferBytes);
+    return true;
+}
+
+bool AtpFileWriter::write(std::string_view text) {
+    if (m_fd < 0 || failed()) return false;
+    if (m_buffer.size() + text.size() > kBufferBytes && !flushBuffer()) return false;
+    if (text.size() >= kBufferBytes) {
+        m_buffer.assign(text);  // one oversize piece: written through the same loop
+        return flushBuffer();
+    }
+    m_buffer.append(text);
+    return true;
+}
+
+bool AtpFileWriter::flushBuffer() {
+    const char* p = m_buffer.data();
+    size_t left = m_buffer.size();
+    while (left > 0) {
+        const ssize_t n = ::write(m_fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return fail("write", m_tempPath, errno);
+        if (n == 0) return fail("write", m_tempPath, ENOSPC);
+        p += n;
+        left -= static_cast<size_t>(n);
+        m_written += static_cast<uint64_t>(n);
+    }
+    m_buffer.clear();
+    return true;
+}
+
+bool AtpFileWriter::commit() {
+    if (m_fd < 0 || failed()) return false;
+    if (!flushBuffer()) return false;
+    // Durable before the caller deletes the inputs it was made from.
+    if (fsync(m_fd) != 0 && errno != EINVAL && errno != EROFS) {
+        return fail("sync", m_tempPath, errno);
+    }
+    const int fd = m_fd;
+    m_fd = -1;
+    if (close(fd) != 0) {
+        const int err = errno;
+        unlink(m_tempPath.c_str());
+        return fail("close", m_tempPath, err);
+    }
+    if (std::rename(m_tempPath.c_str(), m_path.c_str()) != 0) {
+        const int err = errno;
+        unlink(m_tempPath.c_str());
+        return fail("rename " + m_tempPath + " to", m_path, err);
+    }
+    m_committed = true;
+    return true;
+}
+
+void AtpFileWriter::abandon() {
+    if (m_fd >= 0) {
+        close(m_fd);
+        m_fd = -1;
+    }
+    if (!m_committed && !m_tempPath.empty()) unlink(m_tempPath.c_str());
+    m_tempPath.clear();
+    m_buffer.clear();
+}
+
+bool AtpFileWriter::fail(const std::string& action, const std::string& path, int err) {
+    if (m_error.empty()) m_error = "cannot " + action + " " + path + ": " + std::strerror(err);
+    abandon();
+    return false;
+}
+
+}  // namespace perfmarker::atp

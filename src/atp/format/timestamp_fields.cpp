@@ -1,0 +1,203 @@
+// OpenCL timestamp lines (spec §3.1). Fields are left-aligned and padded on the right; a value
+// longer than its width runs into the next field, so readers split on whitespace.
+#include "atp/format/timestamp_fields.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace perfmarker::atp {
+namespace {
+
+constexpr std::string_view kSpaces = "                                             ";  // 45
+
+// Widths of spec §3.1.
+constexpr size_t kApiTypeWidth = 5;
+constexpr size_t kApiNameWidth = 45;
+constexpr size_t kTimeWidth = 21;
+constexpr size_t kCommandTypeWidth = 8;
+constexpr size_t kCommandNameWidth = 40;
+constexpr size_t kIdWidth = 10;
+constexpr size_t kHandleWidth = 25;
+constexpr size_t kDeviceWidth = 30;
+constexpr size_t kDataSizeWidth = 20;
+constexpr std::string_view kBeforeGlobal = "      ";  // 6 spaces
+constexpr std::string_view kBeforeLocal = "     ";    // 5 spaces
+constexpr std::string_view kAfterLocal = "        ";  // 8 spaces (agent-written variant)
+static_assert(kSpaces.size() >= kApiNameWidth);
+
+constexpr size_t kBaseFields = 4;
+constexpr size_t kEnqueueFields = 15;
+
+void appendPadded(std::string& out, std::string_view text, size_t width) {
+    out.append(text);
+    for (size_t n = text.size(); n < width; n += kSpaces.size()) {
+        out.append(kSpaces.substr(0, std::min(kSpaces.size(), width - n)));
+    }
+}
+
+template <typename Int>
+void appendNumber(std::string& out, Int value, size_t width) {
+    char buf[24];
+    const auto result = std::to_chars(buf, buf + sizeof buf, value);
+    appendPadded(out, std::string_view(buf, static_cast<size_t>(result.ptr - buf)), width);
+}
+
+void appendTail(std::string& out, const OclTimestampLine& line) {
+    switch (line.tail) {
+        case OclTimestampLine::Tail::None:
+            break;
+        case OclTimestampLine::Tail::Kernel:
+            appendPadded(out, line.kernelHandle, kHandleWidth);
+            out.append(line.kernelName);
+            out.append(kBeforeGlobal);
+            out.append(line.globalSize);
+            out.append(kBeforeLocal);
+            out.append(line.localSize);
+            out.append(kAfterLocal);
+            break;
+        case OclTimestampLine::Tail::NativeKernel:
+            appendPadded(out, line.kernelHandle, kHandleWidth);
+            break;
+        case OclTimestampLine::Tail::DataSize:
+            appendNumber(out, line.dataSize, kDataSizeWidth);
+            break;
+    }
+}
+
+std::string quoted(std::string_view field) {
+    constexpr size_t kMaxShown = 60;
+    std::string out = "'";
+    out.append(field.substr(0, kMaxShown));
+    if (field.size() > kMaxShown) out.append("...");
+    out.push_back('\'');
+    return out;
+}
+
+template <typename Int>
+bool readNumber(const std::vector<std::string_view>& fields, size_t index, const char* what,
+                Int& value, std::string& error) {
+    const std::string_view field = fields[index];
+    const auto result = std::from_chars(field.data(), field.data() + field.size(), value);
+    if (result.ec == std::errc() && result.ptr == field.data() + field.size()) return true;
+    error = "expected " + std::string(what) + " (a decimal number) in field " +
+            std::to_string(index + 1) + ", got " + quoted(field);
+    return false;
+}
+
+bool readEnqueueFields(const std::vector<std::string_view>& f, OclTimestampLine& out,
+                       std::string& error) {
+    if (f.size() < kEnqueueFields) {
+        error = "expected at least " + std::to_string(kEnqueueFields) +
+                " fields in an enqueue timestamp line, got " + std::to_string(f.size());
+        return false;
+    }
+    out.hasDevice = true;
+    out.commandName = std::string(f[5]);
+    out.queueHandle = std::string(f[11]);
+    out.contextHandle = std::string(f[13]);
+    out.deviceName = std::string(f[14]);
+    return readNumber(f, 4, "the command type", out.commandType, error) &&
+           readNumber(f, 6, "the queued time", out.queued, error) &&
+           readNumber(f, 7, "the submit time", out.submit, error) &&
+           readNumber(f, 8, "the device start time", out.deviceStart, error) &&
+           readNumber(f, 9, "the device end time", out.deviceEnd, error) &&
+           readNumber(f, 10, "the queue id", out.queueId, error) &&
+           readNumber(f, 12, "the context id", out.contextId, error);
+}
+
+bool readTail(const std::vector<std::string_view>& f, OclTimestampLine& out, std::string& error) {
+    const size_t extra = f.size() - kEnqueueFields;
+    const uint32_t type = out.commandType;
+    if (type == kClCommandNdrangeKernel || type == kClCommandTask) {
+        if (extra != 4) {
+            error =
+                "expected kernel handle, kernel name, global size and local size after the "
+                "device name, got " +
+                std::to_string(extra) + " fields";
+            return false;
+        }
+        out.tail = OclTimestampLine::Tail::Kernel;
+        out.kernelHandle = std::string(f[15]);
+        out.kernelName = std::string(f[16]);
+        out.globalSize = std::string(f[17]);
+        out.localSize = std::string(f[18]);
+        return true;
+    }
+    if (extra > 1) {
+        error = "expected at most one field after the device name, got " + std::to_string(extra);
+        return false;
+    }
+    if (extra == 0) return true;
+    if (type == kClCommandNativeKernel) {
+        out.tail = OclTimestampLine::Tail::NativeKernel;
+        out.kernelHandle = std::string(f[15]);
+        return true;
+    }
+    out.tail = OclTimestampLine::Tail::DataSize;
+    return readNumber(f, 15, "the data size", out.dataSize, error);
+}
+
+}  // namespace
+
+bool oclCommandHasDataSize(uint32_t type) {
+    constexpr uint32_t kReadBuffer = 0x11F3, kMapImage = 0x11FC;            // transfers
+    constexpr uint32_t kReadBufferRect = 0x1201, kCopyBufferRect = 0x1203;  // rect transfers
+    constexpr uint32_t kFillBuffer = 0x1207, kFillImage = 0x1208, kSvmMemcpy = 0x120A;
+    constexpr uint32_t kSvmMap = 0x120C, kSvmUnmap = 0x120D;
+    return (type >= kReadBuffer && type <= kMapImage) ||
+           (type >= kReadBufferRect && type <= kCopyBufferRect) || type == kFillBuffer ||
+           type == kFillImage || type == kSvmMemcpy || type == kSvmMap || type == kSvmUnmap;
+}
+
+void appendOclTimestampLine(std::string& out, const OclTimestampLine& line) {
+    appendNumber(out, line.apiType, kApiTypeWidth);
+    appendPadded(out, line.apiName, kApiNameWidth);
+    appendNumber(out, line.start, kTimeWidth);
+    appendNumber(out, line.end, kTimeWidth);
+    if (line.hasDevice) {
+        appendNumber(out, line.commandType, kCommandTypeWidth);
+        appendPadded(out, line.commandName, kCommandNameWidth);
+        for (const uint64_t t : {line.queued, line.submit, line.deviceStart, line.deviceEnd}) {
+            appendNumber(out, t, kTimeWidth);
+        }
+        appendNumber(out, line.queueId, kIdWidth);
+        appendPadded(out, line.queueHandle, kHandleWidth);
+        appendNumber(out, line.contextId, kIdWidth);
+        appendPadded(out, line.contextHandle, kHandleWidth);
+        appendPadded(out, line.deviceName, kDeviceWidth);
+        appendTail(out, line);
+    }
+    out.push_back('\n');
+}
+
+void splitFields(std::string_view line, std::vector<std::string_view>& fields) {
+    fields.clear();
+    const auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+    size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && isSpace(line[i])) ++i;
+        const size_t begin = i;
+        while (i < line.size() && !isSpace(line[i])) ++i;
+        if (i > begin) fields.push_back(line.substr(begin, i - begin));
+    }
+}
+
+bool parseOclTimestampFields(const std::vector<std::string_view>& f, OclTimestampLine& out,
+                             std::string& error) {
+    out = OclTimestampLine{};
+    if (f.size() < kBaseFields) {
+        error = "expected API type, API name, start and end, got " + std::to_string(f.size()) +
+                " fields";
+        return false;
+    }
+    out.apiName = std::string(f[1]);
+    if (!readNumber(f, 0, "the API type", out.apiType, error) ||
+        !readNumber(f, 2, "the start time", out.start, error) ||
+        !readNumber(f, 3, "the end time", out.end, error)) {
+        return false;
+    }
+    if (f.size() == kBaseFields) return true;
+    return readEnqueueFields(f, out, error) && readTail(f, out, error);
+}
+
+}  // namespace perfmarker::atp

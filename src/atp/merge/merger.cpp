@@ -1,0 +1,531 @@
+// The merge step (see merge.h). Inputs are read several times rather than held in memory: the
+// OpenCL builder needs its counts before each section, and so do the marker blocks.
+#include "atp/merge/merger.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "atp/merge/agent_registry.h"
+#include "atp/format/atp_file_writer.h"
+#include "atp/format/perfmarker_section.h"
+#include "record/fragment.h"
+#include "record/session.h"
+
+namespace perfmarker::atp {
+namespace {
+
+using record::RecordKind;
+using record::RecordView;
+
+constexpr std::string_view kFragmentSuffix = ".frag";
+
+struct InputFile {
+    std::string path;
+    uint64_t tid = 0;
+    uint64_t bytes = 0;
+    bool unreadable = false;  // failed on its first reading: skipped from then on, left in place
+    bool read = false;
+    bool truncationNoted = false;
+};
+
+struct MarkerThread {
+    uint64_t tid = 0;
+    std::vector<InputFile*> files;  // in serial order
+    uint64_t count = 0;
+};
+
+// One marker library's contribution: its fragments, or else its finished file.
+struct MarkerSource {
+    std::string tag;
+    std::vector<InputFile> fragments;
+    std::vector<MarkerThread> threads;
+    std::string finished;  // path; empty when fragments are used or there is no file
+    uint64_t finishedBytes = 0;
+    uint64_t finishedThreads = 0;
+    bool finishedUsable = false;
+};
+
+uint64_t fileSize(const std::string& path, bool& exists) {
+    struct stat st {};
+    exists = stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    return exists ? static_cast<uint64_t>(st.st_size) : 0;
+}
+
+bool isMarkerKind(RecordKind kind) {
+    return kind == RecordKind::MarkerBegin || kind == RecordKind::MarkerEnd ||
+           kind == RecordKind::MarkerEndEx;
+}
+
+std::vector<InputFile> fragmentsOf(const std::string& dir, uint64_t pid, std::string_view tag) {
+    std::vector<InputFile> out;
+    for (const record::FragmentInfo& f : record::listFragments(dir, pid, std::string(tag))) {
+        InputFile file;
+        file.path = f.path;
+        file.tid = f.tid;
+        bool exists = false;
+        file.bytes = fileSize(f.path, exists);
+        out.push_back(std::move(file));
+    }
+    return out;
+}
+
+// Counts the thread blocks of a finished marker file and rejects anything but markers: false
+// with `problem` ("<file>:<line>: ...") at a header line, a section of another kind or a
+// malformed marker line.
+class FinishedFileCheck final : private PerfmarkerListener {
+public:
+    bool run(const std::string& path, uint64_t& threads, std::string& problem) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            problem = path + ": cannot open: " + std::strerror(errno);
+            return false;
+        }
+        PerfmarkerSectionParser parser(*this);
+        std::string line;
+        uint64_t number = 0;
+        bool inSection = false;
+        std::string error;
+        while (std::getline(in, line)) {
+            ++number;
+            std::string_view text = line;
+            if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+            if (isPerfmarkerSectionLine(text)) {
+                inSection = true;
+            } else if (text.rfind("=====", 0) == 0) {
+                error = std::to_string(number) + ": section '" + std::string(text) +
+                        "' is not a Perfmarker section";
+            } else if (!inSection && text.find_first_not_of(" \t") != std::string_view::npos) {
+                error = std::to_string(number) + ": expected the Perfmarker section "
+                        "line, got '" + std::string(text.substr(0, 60)) + "'";
+            } else if (inSection) {
+                parser.feedLine(text, number, error);
+            }
+            if (!error.empty()) break;
+        }
+        if (error.empty() && in.bad()) error = std::to_string(number + 1) + ": read error";
+        if (error.empty()) parser.finish(number + 1, error);
+        if (error.rfind("line ", 0) == 0) error.erase(0, 5);  // the parser's "line N: ..."
+        threads = m_threads;
+        if (error.empty()) return true;
+        problem = path + ":" + error;
+        return false;
+    }
+
+private:
+    void onThread(uint64_t, uint64_t) override { ++m_threads; }
+    void onMarker(uint64_t, const Marker&) override {}
+    uint64_t m_threads = 0;
+};
+
+// "<digits>_<digits>_<digits>.<tag>.frag" with one of our tags: the pid, else false.
+bool sessionFragmentPid(std::string_view name, uint64_t& pid) {
+    if (name.size() <= kFragmentSuffix.size() ||
+        name.substr(name.size() - kFragmentSuffix.size()) != kFragmentSuffix) {
+        return false;
+    }
+    name.remove_suffix(kFragmentSuffix.size());
+    const size_t dot = name.find('.');
+    if (dot == std::string_view::npos) return false;
+    const std::string_view tag = name.substr(dot + 1);
+    if (tag != kOclFragmentTag && tag != kHsaFragmentTag && tag != kClPerfMarkerTag &&
+        tag != kActivityLoggerTag)
+        return false;
+    uint64_t numbers[3] = {0, 0, 0};
+    size_t field = 0;
+    size_t digits = 0;
+    for (const char c : name.substr(0, dot)) {
+        if (c == '_' && digits > 0 && field < 2) {
+            ++field;
+            digits = 0;
+        } else if (c >= '0' && c <= '9' && digits < 19) {
+            numbers[field] = numbers[field] * 10 + static_cast<uint64_t>(c - '0');
+            ++digits;
+        } else {
+            return false;
+        }
+    }
+    pid = numbers[0];
+    return field == 2 && digits > 0;
+}
+
+class Merger {
+public:
+    Merger(const std::string& dir, uint64_t pid, const MergeOptions& options, MergeResult& result)
+        : m_dir(dir), m_pid(pid), m_options(options), m_result(result) {}
+
+    bool run(const std::string& base, const AtpHeader& header, std::string& error);
+
+private:
+    void note(const std::string& text);
+    void advance(uint64_t bytes);
+    // Inputs without lines are not read again: the last report says "all done".
+    void finishProgress();
+    bool readInput(InputFile& file, const RecordVisit& visit, std::string& error);
+    bool prepareOcl(OclTraceBuilder& builder, std::string& error);
+    bool prepareHsa(HsaTraceBuilder& builder, std::string& error);
+    bool writeHsa(HsaTraceBuilder& builder, const TextSink& sink, std::string& error);
+    void findMarkers(const std::string& base);
+    bool countMarkerThreads(MarkerSource& source, std::string& error);
+    void checkFinishedFile(MarkerSource& source);
+    bool hasMarkers() const;
+    bool writeAtp(const std::string& path, const AtpHeader& header, OclTraceBuilder& builder,
+                  HsaTraceBuilder& hsa, std::string& error);
+    bool writeMarkers(AtpFileWriter& out, std::string& error);
+    bool writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std::string& error);
+    bool copyFinishedFile(const MarkerSource& source, AtpFileWriter& out, std::string& error);
+    void removeInputs();
+
+    const std::string& m_dir;
+    uint64_t m_pid;
+    const MergeOptions& m_options;
+    MergeResult& m_result;
+    std::vector<InputFile> m_ocl;
+    std::vector<InputFile> m_hsa;
+    std::vector<MarkerSource> m_markers;
+    uint64_t m_done = 0;
+    uint64_t m_total = 0;
+};
+
+void Merger::note(const std::string& text) {
+    m_result.notes.push_back(text);
+    if (m_options.note) {
+        m_options.note(text);
+    } else {
+        std::fprintf(stderr, "perfmarker: %s\n", text.c_str());
+    }
+}
+
+void Merger::advance(uint64_t bytes) {
+    m_done += bytes;
+    if (m_options.progress) m_options.progress(m_done, std::max(m_done, m_total));
+}
+
+void Merger::finishProgress() {
+    m_total = m_done = std::max(m_done, m_total);
+    if (m_options.progress) m_options.progress(m_done, m_total);
+}
+
+bool Merger::readInput(InputFile& file, const RecordVisit& visit, std::string& error) {
+    if (file.unreadable) {
+        advance(file.bytes);
+        return true;
+    }
+    uint64_t records = 0;
+    bool truncated = false;
+    std::string why;
+    const bool ok = record::readFragment(
+        file.path, [&](const RecordView& r) { ++records, visit(r); }, why, &truncated);
+    advance(file.bytes);
+    if (!ok && !file.read) {
+        file.unreadable = true;
+        m_result.kept.push_back(file.path);
+        note(why + " (not merged, left in place)");
+        return true;
+    }
+    if (!ok) {
+        error = why;
+        return false;
+    }
+    if (truncated && !file.truncationNoted) {
+        file.truncationNoted = true;
+        note(file.path + ": the last record is cut short (the process died while writing?); the " +
+             std::to_string(records) + " whole records before it are merged");
+    }
+    file.read = true;
+    return true;
+}
+
+bool Merger::prepareOcl(OclTraceBuilder& builder, std::string& error) {
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < m_ocl.size();) {
+        size_t end = i;
+        while (end < m_ocl.size() && m_ocl[end].tid == m_ocl[i].tid) bytes += m_ocl[end++].bytes;
+        std::vector<InputFile*> files;
+        for (size_t k = i; k < end; ++k) files.push_back(&m_ocl[k]);
+        builder.addThread(m_ocl[i].tid, [this, files](const RecordVisit& visit, std::string& err) {
+            for (InputFile* file : files) {
+                if (!readInput(*file, visit, err)) return false;
+            }
+            return true;
+        });
+        i = end;
+    }
+    const uint64_t before = m_done;
+    if (!builder.prepare(error)) return false;
+    // The maxApiCalls cut reads the fragments once more inside prepare().
+    m_total += (m_done - before) - bytes;
+    return true;
+}
+
+// The HSA fragments, one thread block per tid, as for OpenCL (threads without API calls, such as
+// the runtime's signal-handler thread, get no block).
+bool Merger::prepareHsa(HsaTraceBuilder& builder, std::string& error) {
+    for (size_t i = 0; i < m_hsa.size();) {
+        size_t end = i;
+        std::vector<InputFile*> files;
+        while (end < m_hsa.size() && m_hsa[end].tid == m_hsa[i].tid) files.push_back(&m_hsa[end++]);
+        builder.addThread(m_hsa[i].tid, [this, files](const RecordVisit& visit, std::string& err) {
+            for (InputFile* file : files) {
+                if (!readInput(*file, visit, err)) return false;
+            }
+            return true;
+        });
+        i = end;
+    }
+    return builder.prepare(error);
+}
+
+bool Merger::writeHsa(HsaTraceBuilder& builder, const TextSink& sink, std::string& error) {
+    if (builder.hasApiLines() &&
+        !(builder.writeApiSection(sink, error) && builder.writeTimestampSection(sink, error))) {
+        return false;
+    }
+    return !builder.hasDispatches() || builder.writeKernelSection(sink, error);
+}
+
+void Merger::findMarkers(const std::string& base) {
+    for (const std::string_view tag : {kClPerfMarkerTag, kActivityLoggerTag}) {
+        MarkerSource source;
+        source.tag = std::string(tag);
+        source.fragments = fragmentsOf(m_dir, m_pid, tag);
+        const std::string finished = base + "." + source.tag;
+        bool exists = false;
+        const uint64_t size = fileSize(finished, exists);
+        if (!source.fragments.empty() && exists) {
+            m_result.kept.push_back(finished);
+            note(finished + ": not merged, the library's fragments of process " +
+                 std::to_string(m_pid) + " take precedence (left in place)");
+        } else if (exists) {
+            source.finished = finished;
+            source.finishedBytes = size;
+        }
+        for (InputFile& f : source.fragments) m_total += 2 * f.bytes;
+        m_total += 2 * source.finishedBytes;
+        m_markers.push_back(std::move(source));
+    }
+}
+
+bool Merger::countMarkerThreads(MarkerSource& source, std::string& error) {
+    for (InputFile& file : source.fragments) {
+        if (source.threads.empty() || source.threads.back().tid != file.tid) {
+            source.threads.push_back(MarkerThread{file.tid, {}, 0});
+        }
+        MarkerThread& thread = source.threads.back();
+        thread.files.push_back(&file);
+        const auto count = [&thread](const RecordView& r) { thread.count += isMarkerKind(r.kind); };
+        if (!readInput(file, count, error)) return false;
+    }
+    return true;
+}
+
+void Merger::checkFinishedFile(MarkerSource& source) {
+    if (source.finished.empty()) return;
+    std::string problem;
+    const bool ok = FinishedFileCheck().run(source.finished, source.finishedThreads, problem);
+    advance(source.finishedBytes);
+    if (!ok) {
+        m_result.kept.push_back(source.finished);
+        note(problem + " (not merged, left in place)");
+        return;
+    }
+    source.finishedUsable = true;
+}
+
+bool Merger::hasMarkers() const {
+    for (const MarkerSource& source : m_markers) {
+        if (source.finishedUsable && source.finishedThreads > 0) return true;
+        for (const MarkerThread& t : source.threads) {
+            if (t.count > 0) return true;
+        }
+    }
+    return false;
+}
+
+bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std::string& error) {
+    std::string text;
+    for (MarkerThread& thread : source.threads) {
+        if (thread.count == 0) continue;
+        ++m_result.markerThreads;
+        appendThreadHeader(text, thread.tid, thread.count);
+        uint64_t written = 0;
+        const auto line = [&](const RecordView& r) {
+            if (!isMarkerKind(r.kind)) return;
+            appendMarkerLine(text, static_cast<MarkerKind>(r.kind), r.time, r.str0, r.str1, r.str2);
+            ++written;
+        };
+        for (InputFile* file : thread.files) {
+            if (!readInput(*file, line, error)) return false;
+            if (!out.write(text)) return false;
+            text.clear();
+        }
+        if (written != thread.count) {
+            error = "the marker fragments of thread " + std::to_string(thread.tid) +
+                    " changed while they were merged";
+            return false;
+        }
+    }
+    return true;
+}
+
+// Copies the blocks verbatim, without the section line (ours is already written), blank lines,
+// "ProfilerVersion=" lines and CR line ends.
+bool Merger::copyFinishedFile(const MarkerSource& source, AtpFileWriter& out, std::string& error) {
+    std::ifstream in(source.finished, std::ios::binary);
+    if (!in) {
+        error = source.finished + ": cannot open: " + std::strerror(errno);
+        return false;
+    }
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const size_t first = line.find_first_not_of(" \t");
+        if (first == std::string::npos || line[first] == '=' ||
+            line.compare(first, 16, "ProfilerVersion=") == 0) {
+            continue;
+        }
+        line.push_back('\n');
+        if (!out.write(line)) return false;
+    }
+    if (in.bad()) {
+        error = source.finished + ": read error";
+        return false;
+    }
+    m_result.markerThreads += source.finishedThreads;
+    advance(source.finishedBytes);
+    return true;
+}
+
+bool Merger::writeMarkers(AtpFileWriter& out, std::string& error) {
+    if (!hasMarkers()) return true;
+    out.write(kPerfmarkerSectionLine);
+    out.write("\n");
+    for (MarkerSource& source : m_markers) {
+        if (!writeMarkerFragments(source, out, error)) return false;
+        if (source.finishedUsable && !copyFinishedFile(source, out, error)) return false;
+    }
+    return true;
+}
+
+bool Merger::writeAtp(const std::string& path, const AtpHeader& header, OclTraceBuilder& builder,
+                      HsaTraceBuilder& hsa, std::string& error) {
+    AtpFileWriter out;
+    const TextSink sink = [&out](std::string_view text) { return out.write(text); };
+    bool ok = out.open(path) && out.write(formatAtpHeader(header));
+    if (ok && builder.hasLines()) {
+        ok = builder.writeApiSection(sink, error) && builder.writeTimestampSection(sink, error);
+    }
+    ok = ok && writeHsa(hsa, sink, error);
+    ok = ok && writeMarkers(out, error) && out.commit();
+    if (!ok) {
+        if (out.failed()) error = out.error();  // the root cause, rather than its echo
+        out.abandon();
+        return false;
+    }
+    return true;
+}
+
+void Merger::removeInputs() {
+    std::vector<const std::string*> paths;
+    for (const std::vector<InputFile>* files : {&m_ocl, &m_hsa}) {
+        for (const InputFile& f : *files) {
+            if (!f.unreadable) paths.push_back(&f.path);
+        }
+    }
+    for (const MarkerSource& source : m_markers) {
+        for (const InputFile& f : source.fragments) {
+            if (!f.unreadable) paths.push_back(&f.path);
+        }
+        if (source.finishedUsable) paths.push_back(&source.finished);
+    }
+    for (const std::string* path : paths) {
+        if (unlink(path->c_str()) == 0 || errno == ENOENT) {
+            m_result.removed.push_back(*path);
+        } else {
+            note("cannot remove " + *path + ": " + std::strerror(errno));
+        }
+    }
+}
+
+bool Merger::run(const std::string& base, const AtpHeader& header, std::string& error) {
+    m_result.atpPath = base + ".atp";
+    m_ocl = fragmentsOf(m_dir, m_pid, kOclFragmentTag);
+    for (const InputFile& f : m_ocl) m_total += 3 * f.bytes;  // prepare + two sections
+    m_hsa = fragmentsOf(m_dir, m_pid, kHsaFragmentTag);
+    for (const InputFile& f : m_hsa) m_total += 4 * f.bytes;  // prepare + three sections
+    findMarkers(base);
+
+    const OclFormatter& formatter =
+        m_options.formatter != nullptr ? *m_options.formatter : defaultOclFormatter();
+    OclTraceBuilder builder(formatter, m_options.ocl);
+    if (!prepareOcl(builder, error)) return false;
+    HsaTraceBuilder hsa(m_options.hsa);
+    if (!prepareHsa(hsa, error)) return false;
+    for (MarkerSource& source : m_markers) {
+        if (!countMarkerThreads(source, error)) return false;
+        checkFinishedFile(source);
+    }
+    if (!builder.hasLines() && !hsa.hasApiLines() && !hsa.hasDispatches() && !hasMarkers()) {
+        finishProgress();
+        note("no trace records of process " + std::to_string(m_pid) + " in " + m_dir +
+             ": no .atp written");
+        return true;
+    }
+    AtpHeader withPid = header;
+    withPid.processId = m_pid;
+    if (!writeAtp(m_result.atpPath, withPid, builder, hsa, error)) return false;
+    m_result.written = true;
+    m_result.ocl = builder.stats();
+    m_result.hsa = hsa.stats();
+    for (const std::string& warning : builder.warnings()) note(m_result.atpPath + ": " + warning);
+    for (const std::string& warning : hsa.warnings()) note(m_result.atpPath + ": " + warning);
+    if (m_options.removeInputs) removeInputs();
+    finishProgress();
+    return true;
+}
+
+}  // namespace
+
+bool mergeProcess(const std::string& tempDir, uint64_t pid, const std::string& outputBase,
+                  const AtpHeader& header, const MergeOptions& options, MergeResult& result,
+                  std::string& error) {
+    result = MergeResult{};
+    const std::string base = record::expandPid(outputBase, static_cast<long>(pid));
+    Merger merger(tempDir, pid, options, result);
+    if (!merger.run(base, header, error)) return false;
+    // The process has ended or its last agent is merging: a live file left is a dead agent's.
+    if (options.removeInputs) removeLiveAgents(tempDir, pid);
+    return true;
+}
+
+bool listSessionPids(const std::string& dir, SessionDirListing& out, std::string& error) {
+    out = SessionDirListing{};
+    DIR* d = opendir(dir.c_str());
+    if (d == nullptr) {
+        error = "cannot read the directory " + dir + ": " + std::strerror(errno);
+        return false;
+    }
+    while (const dirent* entry = readdir(d)) {
+        const std::string_view name = entry->d_name;
+        if (name == "." || name == "..") continue;
+        uint64_t pid = 0;
+        if (sessionFragmentPid(name, pid) || liveAgentPid(name, pid)) {
+            out.pids.push_back(pid);
+        } else {
+            out.foreign.emplace_back(name);
+        }
+    }
+    closedir(d);
+    std::sort(out.pids.begin(), out.pids.end());
+    out.pids.erase(std::unique(out.pids.begin(), out.pids.end()), out.pids.end());
+    std::sort(out.foreign.begin(), out.foreign.end());
+    return true;
+}
+
+}  // namespace perfmarker::atp

@@ -1,0 +1,89 @@
+#include "atp/merge/session_merge.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+#include "atp/merge/agent_registry.h"
+
+namespace perfmarker::atp {
+namespace {
+
+std::string trimmed(const std::string& s) {
+    const char* ws = " \t\r\n\f\v";
+    const size_t first = s.find_first_not_of(ws);
+    if (first == std::string::npos) return {};
+    return s.substr(first, s.find_last_not_of(ws) - first + 1);
+}
+
+}  // namespace
+
+bool readApiFilterFile(const std::string& path, std::set<std::string>& names, std::string& error) {
+    std::ifstream in(path);
+    if (!in) {
+        error = "cannot read the API filter file " + path;
+        return false;
+    }
+    for (std::string line; std::getline(in, line);) {
+        std::string name = trimmed(line);
+        if (!name.empty()) names.insert(std::move(name));
+    }
+    return true;
+}
+
+void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header,
+                         MergeOptions& options, std::string& error) {
+    options.ocl.collapseEventInfo = session.collapse;
+    options.ocl.maxApiCalls = session.maxApiCalls;
+    options.hsa.maxApiCalls = session.maxApiCalls;
+    options.hsa.demangleKernelNames = session.hsaDemangle;
+    options.removeInputs = !session.keepFragments;
+    if (!session.apiFilterFile.empty()) {
+        readApiFilterFile(session.apiFilterFile, header.clExcludedApis, error);
+    }
+}
+
+void describeThisProcess(AtpHeader& header) {
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) header.application.assign(exe, static_cast<size_t>(n));
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    header.applicationArgs.clear();
+    size_t pos = all.find('\0');  // skip argv[0]
+    while (pos != std::string::npos && pos + 1 < all.size()) {
+        const size_t end = all.find('\0', pos + 1);
+        header.applicationArgs.push_back(all.substr(pos + 1, end - pos - 1));
+        pos = end;
+    }
+}
+
+std::string sessionTempDir(const record::SessionConfig& session, long pid) {
+    return session.tempDir.empty() ? record::directoryOf(record::expandPid(session.outputBase, pid))
+                                   : session.tempDir;
+}
+
+bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::string_view tag,
+                      const char* who) {
+    const std::string tempDir = sessionTempDir(session, pid);
+    if (!finishLiveAgent(tempDir, pid, tag)) return false;  // another agent merges later
+    AtpHeader header;
+    MergeOptions options;
+    std::string error;
+    describeThisProcess(header);
+    applySessionToMerge(session, header, options, error);
+    if (!error.empty()) std::fprintf(stderr, "perfmarker: %s: %s\n", who, error.c_str());
+    MergeResult result;
+    error.clear();
+    if (!mergeProcess(tempDir, static_cast<uint64_t>(pid), session.outputBase, header, options,
+                      result, error)) {
+        std::fprintf(stderr, "perfmarker: %s: merge failed: %s\n", who, error.c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace perfmarker::atp

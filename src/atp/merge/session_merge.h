@@ -1,0 +1,42 @@
+// The merge as a session runs it: options and header taken from the session contract and from
+// the process itself. One entry point for the agent's merge at exit and the launcher's merge
+// after the application ended, so both write the same .atp for the same fragments.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "atp/merge/merger.h"
+#include "record/session.h"
+
+namespace perfmarker::atp {
+
+// The API names of a filter file (one per line, blank lines ignored, surrounding white space
+// trimmed), as rcprof's -F reads them. False with `error` naming the file when it is unreadable.
+bool readApiFilterFile(const std::string& path, std::set<std::string>& names, std::string& error);
+
+// Applies the session's trace options (collapse, maximum API calls, keeping fragments) to
+// `options`, and its API
+// filter to the header's CLExcludedAPIs. A filter file that cannot be read is reported in
+// `error` and otherwise ignored (the trace still gets written).
+void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header,
+                         MergeOptions& options, std::string& error);
+
+// Application= and ApplicationArgs= of the calling process (/proc/self/exe, /proc/self/cmdline).
+void describeThisProcess(AtpHeader& header);
+
+// The directory that holds the session's fragments: PERFMARKER_TMPDIR, or the directory of the
+// output base of process `pid`.
+std::string sessionTempDir(const record::SessionConfig& session, long pid);
+
+// A tracing agent's merge at the end of process `pid`, after it flushed its fragments: it leaves
+// the live-agent registry (atp/merge/agent_registry.h) under `tag` and, when it was the process's last
+// live agent, merges the process's fragments and marker files into <base>.atp the way the
+// launcher would. Problems go to stderr, prefixed with `who` ("OpenCL trace layer"); returns
+// whether this agent merged and the merge succeeded.
+bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::string_view tag,
+                      const char* who);
+
+}  // namespace perfmarker::atp

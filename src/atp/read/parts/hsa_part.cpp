@@ -1,0 +1,209 @@
+// The HSA part of the streaming reader: "hsa API Trace Output" joined with "hsa Timestamp
+// Output" into HsaApiCall records (spec §4.1, §4.2), and the "hsa Kernel Timestamp Output"
+// section into HsaKernelDispatch records (spec §4.4).
+#include "atp/format/timestamp_fields.h"
+#include "atp/read/parts/joined_sections.h"
+
+namespace perfmarker::atp::detail {
+namespace {
+
+constexpr size_t kBaseFields = 4;
+constexpr size_t kCopyFields = 6;           // an async copy with its transfer start and end
+constexpr size_t kDispatchMinFields = 8;    // name .. agent index
+constexpr size_t kDispatchMaxFields = 11;   // .. packet type, packet id, packet
+constexpr std::string_view kPacketTypePrefix = "HSA_PACKET_TYPE_";
+constexpr std::string_view kKernelDispatch = "HSA_PACKET_TYPE_KERNEL_DISPATCH";
+
+class HsaPart final : public JoinedApiPart {
+public:
+    HsaPart() : JoinedApiPart(SectionKind::HsaApiTrace, SectionKind::HsaTimestamp) {}
+
+    const char* partName() const override { return "hsa"; }
+    std::vector<SectionKind> sections() const override {
+        return {SectionKind::HsaApiTrace, SectionKind::HsaTimestamp,
+                SectionKind::HsaKernelTimestamp};
+    }
+
+    void beginFile(SectionContext& context) override {
+        JoinedApiPart::beginFile(context);
+        m_inKernelSection = m_haveCount = false;
+        m_remaining = 0;
+    }
+
+    bool beginSection(SectionKind kind, SectionContext& context, uint64_t line,
+                      std::string& error) override {
+        m_inKernelSection = kind == SectionKind::HsaKernelTimestamp;
+        if (!m_inKernelSection) return JoinedApiPart::beginSection(kind, context, line, error);
+        m_haveCount = false;
+        m_remaining = 0;
+        return true;
+    }
+
+    bool line(std::string_view text, uint64_t lineNumber, SectionContext& context,
+              std::string& error) override {
+        if (!m_inKernelSection) return JoinedApiPart::line(text, lineNumber, context, error);
+        if (!m_haveCount) {
+            if (!parseU64(text, m_remaining)) {
+                error = expectedGot(context, lineNumber, "the number of dispatch lines", text);
+                return false;
+            }
+            m_haveCount = true;
+            return true;
+        }
+        if (m_remaining == 0) {
+            error = expectedGot(context, lineNumber,
+                                "a section line after the dispatch lines the count announced",
+                                text);
+            return false;
+        }
+        --m_remaining;
+        return dispatchLine(text, lineNumber, context, error);
+    }
+
+    bool endSection(uint64_t lineNumber, SectionContext& context, std::string& error) override {
+        if (!m_inKernelSection) return JoinedApiPart::endSection(lineNumber, context, error);
+        m_inKernelSection = false;
+        if (m_remaining == 0) return true;
+        error = atLine(context, lineNumber,
+                       "expected " + std::to_string(m_remaining) +
+                           " more dispatch lines before the section ends");
+        return false;
+    }
+
+protected:
+    bool announce(const JoinedLine& joined, SectionContext& context,
+                  std::string& error) override {
+        const scan::ApiText* api = splitJoinedApiLine(
+            joined, context, "an API line '[Ret = ]name ( params )'", m_api, m_call.params, error);
+        if (api == nullptr) return false;
+        m_call.tid = joined.tid;
+        m_call.index = joined.index;
+        m_call.name = api->name;
+        m_call.returnValue = api->returnValue;
+        m_call.apiLine = {m_fileName, joined.apiLine};
+        m_call.apiType = 0;
+        m_call.start = m_call.end = 0;
+        m_call.hasTransferTimes = false;
+        m_call.transferStart = m_call.transferEnd = 0;
+        m_call.timestampLine = {};
+        if (joined.hasTimestamp && !readTimestamp(joined, context, error)) return false;
+        for (TraceListener* l : context.listeners()) l->onHsaApiCall(m_call);
+        return true;
+    }
+
+private:
+    bool number(std::string_view field, size_t index, const char* what, uint64_t& value,
+                SectionContext& context, uint64_t lineNumber, std::string& error) {
+        if (scan::parseU64In(field, m_text, value)) return true;
+        error = expectedGot(context, lineNumber,
+                            std::string(what) + " (a decimal number) in field " +
+                                std::to_string(index + 1),
+                            field);
+        return false;
+    }
+
+    bool readTimestamp(const JoinedLine& joined, SectionContext& context, std::string& error) {
+        const uint64_t line = joined.timestampLine;
+        m_call.timestampLine = {m_fileName, line};
+        m_text = joined.timestampText.data();
+        if (!joined.timestampSplit) splitTokens(joined.timestampText, m_fields);
+        splitRunTogetherName();
+        const size_t n = m_fields.size();
+        if (n != kBaseFields && n != kCopyFields) {
+            error = expectedGot(context, line,
+                                "a timestamp line 'type name start end' (6 fields for an "
+                                "async copy), not " + std::to_string(n) + " fields",
+                                joined.timestampText);
+            return false;
+        }
+        const std::string_view type = m_fields[0];
+        if (!scan::parseInt(type, m_call.apiType)) {
+            error = expectedGot(context, line, "the API type (a decimal number) in field 1", type);
+            return false;
+        }
+        if (!scan::sameText(m_fields[1], m_call.name)) {
+            error = expectedGot(context, line,
+                                "API '" + std::string(m_call.name) + "' as on line " +
+                                    std::to_string(joined.apiLine) + " of the API trace",
+                                m_fields[1]);
+            return false;
+        }
+        if (!number(m_fields[2], 2, "the start time", m_call.start, context, line, error) ||
+            !number(m_fields[3], 3, "the end time", m_call.end, context, line, error)) {
+            return false;
+        }
+        if (n == kBaseFields) return true;
+        m_call.hasTransferTimes = true;
+        return number(m_fields[4], 4, "the transfer start", m_call.transferStart, context, line,
+                      error) &&
+               number(m_fields[5], 5, "the transfer end", m_call.transferEnd, context, line,
+                      error);
+    }
+
+    // The name is padded to 45 columns with setw, which never truncates: a longer name (e.g.
+    // hsa_amd_profiling_convert_tick_to_system_domain) runs straight into the start time
+    // (spec, "Column padding"). The API line tells which name to expect, so split it off.
+    void splitRunTogetherName() {
+        if (m_fields.size() != kBaseFields - 1 && m_fields.size() != kCopyFields - 1) return;
+        const std::string_view name = m_call.name;
+        const std::string_view merged = m_fields[1];
+        if (merged.size() <= name.size() || merged.substr(0, name.size()) != name) return;
+        uint64_t start = 0;
+        const std::string_view rest = merged.substr(name.size());
+        if (!parseU64(rest, start)) return;
+        m_fields[1] = name;
+        m_fields.insert(2, rest);
+    }
+
+    bool dispatchLine(std::string_view text, uint64_t line, SectionContext& context,
+                      std::string& error) {
+        m_text = text.data();
+        splitTokens(text, m_fields);
+        const size_t n = m_fields.size();
+        if (n < kDispatchMinFields || n > kDispatchMaxFields) {
+            error = expectedGot(context, line,
+                                "a dispatch line of 8 to 11 fields (name handle start end agent "
+                                "agent-handle queue agent-index [packet-type id packet]), not " +
+                                    std::to_string(n),
+                                text);
+            return false;
+        }
+        HsaKernelDispatch& d = m_dispatch;
+        d.packetType = n > 8 ? m_fields[8] : std::string_view();
+        if (d.packetType.substr(0, kPacketTypePrefix.size()) == kPacketTypePrefix &&
+            d.packetType != kKernelDispatch) {
+            return true;  // barrier and agent packets: not dispatches (spec §4.4)
+        }
+        if (!number(m_fields[2], 2, "the start time", d.start, context, line, error) ||
+            !number(m_fields[3], 3, "the end time", d.end, context, line, error) ||
+            !number(m_fields[6], 6, "the queue index", d.queueIndex, context, line, error) ||
+            !number(m_fields[7], 7, "the agent index", d.agentIndex, context, line, error)) {
+            return false;
+        }
+        d.kernelName.clear();
+        appendUnescapedToken(d.kernelName, m_fields[0]);
+        d.kernelHandle = m_fields[1];
+        d.agentName.clear();
+        appendUnescapedToken(d.agentName, m_fields[4]);
+        d.agentHandle = m_fields[5];
+        d.packetId = n > 9 ? m_fields[9] : std::string_view();
+        d.packet = n > 10 ? m_fields[10] : std::string_view();
+        d.line = {context.fileName(), line};
+        for (TraceListener* l : context.listeners()) l->onHsaKernelDispatch(d);
+        return true;
+    }
+
+    scan::ApiText m_api;
+    HsaApiCall m_call;
+    HsaKernelDispatch m_dispatch;
+    const char* m_text = nullptr;  // the line m_fields lie in
+    bool m_inKernelSection = false;
+    bool m_haveCount = false;
+    uint64_t m_remaining = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<AtpPart> makeHsaPart() { return std::make_unique<HsaPart>(); }
+
+}  // namespace perfmarker::atp::detail

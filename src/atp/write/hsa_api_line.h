@@ -1,0 +1,35 @@
+// The text of HSA API-trace lines (docs/format.md#hsa-api-trace) from the agent's ApiCall
+// records, with the rules of the catalogue (api/hsa_api.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "api/hsa_api.h"
+#include "record/api_record.h"
+
+namespace perfmarker::atp {
+
+// Field offsets of hsa_queue_t as the agent captures it (checked against the ROCm header by
+// the agent): type u32 @0, features u32 @4, base_address @8, doorbell_signal @16, size u32
+// @24, reserved1 u32 @28, id u64 @32.
+inline constexpr size_t kHsaQueueBytes = 40;
+std::string formatHsaQueue(std::string_view bytes);
+
+// Agent handle -> name, for `{handle=...,name=...}`.
+using HsaAgentNames = std::unordered_map<uint64_t, std::string>;
+
+// The API-trace line of one call, without its line end. False with `error` when the record's
+// slot is unknown.
+bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
+                      std::string& line, std::string& error);
+
+// The HTML-escaped token of spec §0 (space, comma, &, #, <, >, @).
+std::string hsaEscapeName(std::string_view raw);
+
+// "0x" + hex, lower case, as a pointer streams on Linux; "NULL" for 0.
+std::string hsaPointer(uint64_t value);
+
+}  // namespace perfmarker::atp

@@ -1,0 +1,673 @@
+// OpenCL API-trace and timestamp sections from the agent's records (see ocl_trace.h).
+#include "atp/write/ocl_sections.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <limits>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "atp/format/atp_header.h"
+#include "atp/format/timestamp_fields.h"
+#include "atp/format/perfmarker_section.h"
+
+namespace perfmarker::atp {
+namespace {
+
+using record::ApiCallView;
+using record::DeviceTimesPayload;
+using record::ObjectInfoPayload;
+using record::ObjectType;
+using record::RecordKind;
+using record::RecordView;
+
+constexpr size_t kFlushBytes = size_t{1} << 20;
+constexpr uint64_t kClDeviceTypeCpu = uint64_t{1} << 1;
+constexpr std::string_view kEventInfoApi = "clGetEventInfo";
+constexpr std::string_view kUnknownDevice = "Unknown_Device";
+constexpr std::string_view kUnknownKernel = "Unknown_Kernel";
+
+// cl_command_type of each enqueue API, for commands whose device times (which carry the type
+// the runtime reported) are missing. The AMD SVM variants map like the core APIs.
+constexpr std::array<std::pair<std::string_view, uint32_t>, 31> kCommandTypeByApi = {{
+    {"clEnqueueNDRangeKernel", 0x11F0},
+    {"clEnqueueTask", 0x11F1},
+    {"clEnqueueNativeKernel", 0x11F2},
+    {"clEnqueueReadBuffer", 0x11F3},
+    {"clEnqueueWriteBuffer", 0x11F4},
+    {"clEnqueueCopyBuffer", 0x11F5},
+    {"clEnqueueReadImage", 0x11F6},
+    {"clEnqueueWriteImage", 0x11F7},
+    {"clEnqueueCopyImage", 0x11F8},
+    {"clEnqueueCopyImageToBuffer", 0x11F9},
+    {"clEnqueueCopyBufferToImage", 0x11FA},
+    {"clEnqueueMapBuffer", 0x11FB},
+    {"clEnqueueMapImage", 0x11FC},
+    {"clEnqueueUnmapMemObject", 0x11FD},
+    {"clEnqueueMarker", 0x11FE},
+    {"clEnqueueMarkerWithWaitList", 0x11FE},
+    {"clEnqueueAcquireGLObjects", 0x11FF},
+    {"clEnqueueReleaseGLObjects", 0x1200},
+    {"clEnqueueReadBufferRect", 0x1201},
+    {"clEnqueueWriteBufferRect", 0x1202},
+    {"clEnqueueCopyBufferRect", 0x1203},
+    {"clEnqueueBarrierWithWaitList", 0x1205},
+    {"clEnqueueMigrateMemObjects", 0x1206},
+    {"clEnqueueFillBuffer", 0x1207},
+    {"clEnqueueFillImage", 0x1208},
+    {"clEnqueueSVMFree", 0x1209},
+    {"clEnqueueSVMMemcpy", 0x120A},
+    {"clEnqueueSVMMemFill", 0x120B},
+    {"clEnqueueSVMMap", 0x120C},
+    {"clEnqueueSVMUnmap", 0x120D},
+    {"clEnqueueSVMMigrateMem", 0x120E},
+}};
+
+uint32_t commandTypeOfApi(std::string_view name) {
+    if (name.size() > 3 && name.substr(name.size() - 3) == "AMD") name.remove_suffix(3);
+    for (const auto& [api, type] : kCommandTypeByApi) {
+        if (api == name) return type;
+    }
+    return 0;
+}
+
+// A token of the timestamp line: whitespace would split it, an empty one would shift fields.
+std::string oneToken(std::string_view text, std::string_view ifEmpty) {
+    std::string out;
+    for (const char c : text) {
+        const bool space =
+            c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+        out.push_back(space ? '_' : c);
+    }
+    if (out.empty()) out.assign(ifEmpty);
+    return out;
+}
+
+template <typename T>
+bool readPayload(std::string_view bytes, T& out) {
+    if (bytes.size() < sizeof out) return false;
+    std::memcpy(&out, bytes.data(), sizeof out);
+    return true;
+}
+
+// Objects by handle. A handle can be reused after a release, so every sighting is kept and a
+// lookup takes the one seen last before the call.
+class ObjectTable {
+public:
+    struct Entry {
+        uint64_t time = 0;
+        ObjectInfoPayload info{};
+        std::string name;
+    };
+
+    void add(uint64_t time, const ObjectInfoPayload& info, std::string_view name) {
+        const size_t type = info.type;
+        if (type >= m_byType.size()) return;
+        m_byType[type][info.handle].push_back(Entry{time, info, std::string(name)});
+    }
+
+    // Sightings come from all threads in thread order: sort each handle's by time once.
+    void finish() {
+        for (auto& table : m_byType) {
+            for (auto& [handle, entries] : table) {
+                std::stable_sort(entries.begin(), entries.end(),
+                                 [](const Entry& a, const Entry& b) { return a.time < b.time; });
+            }
+        }
+    }
+
+    const Entry* find(ObjectType type, uint64_t handle, uint64_t time) const {
+        const auto& table = m_byType[static_cast<size_t>(type)];
+        const auto it = table.find(handle);
+        if (handle == 0 || it == table.end() || it->second.empty()) return nullptr;
+        const auto& entries = it->second;
+        auto later = std::upper_bound(entries.begin(), entries.end(), time,
+                                      [](uint64_t t, const Entry& e) { return t < e.time; });
+        return later == entries.begin() ? &entries.front() : &*(later - 1);
+    }
+
+private:
+    std::array<std::unordered_map<uint64_t, std::vector<Entry>>, 5> m_byType;  // by ObjectType
+};
+
+// One output line: a call, or a run of identical clGetEventInfo calls folded into its first.
+struct Line {
+    const ApiCallView* call = nullptr;
+    std::string_view name;
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint32_t count = 1;
+};
+
+// clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret):
+// the same query when the event, the name, the size, the first 4 bytes of the value and the
+// returned size match (spec §3.5; the return code is not compared).
+bool sameEventQuery(const ApiCallView& a, const ApiCallView& b) {
+    for (size_t i = 0; i < 3; ++i) {
+        if (a.arg(i) != b.arg(i)) return false;
+    }
+    if ((a.arg(3) == 0) != (b.arg(3) == 0) || (a.arg(4) == 0) != (b.arg(4) == 0)) return false;
+    for (const size_t index : {size_t{3}, size_t{4}}) {
+        record::CaptureEncoding ea{}, eb{};
+        std::string_view va, vb;
+        const bool ha = a.captured(index, ea, va);
+        const bool hb = b.captured(index, eb, vb);
+        if (ha != hb) return false;
+        if (ha && (index == 3 ? va.substr(0, 4) != vb.substr(0, 4) : va != vb)) return false;
+    }
+    return true;
+}
+
+// Turns a thread's ApiCall records into lines, in order. The pending line owns a copy of its
+// payload: a replay's bytes are only valid while the record is being visited.
+class LineAssembler {
+public:
+    using Emit = std::function<void(const Line&)>;
+
+    LineAssembler(const OclFormatter& formatter, bool collapse, Emit emit)
+        : m_formatter(formatter), m_collapse(collapse), m_emit(std::move(emit)) {}
+
+    // False when the payload cannot be decoded (the record is skipped).
+    bool feed(const RecordView& record) {
+        ApiCallView call;
+        if (!record::decodeApiCall(record.str0, call)) return false;
+        ++m_calls;
+        const std::string name = m_formatter.apiName(call);
+        if (m_collapse && m_pending && m_name == kEventInfoApi && name == kEventInfoApi &&
+            sameEventQuery(m_view, call)) {
+            ++m_count;
+            ++m_collapsed;
+            m_end = std::max(m_end, call.head.endTime);
+            return true;
+        }
+        flush();
+        m_payload.assign(record.str0);
+        record::decodeApiCall(m_payload, m_view);
+        m_name = name;
+        m_start = record.time;
+        m_end = std::max(call.head.endTime, record.time);
+        m_count = 1;
+        m_pending = true;
+        return true;
+    }
+
+    void flush() {
+        if (!m_pending) return;
+        m_pending = false;
+        m_emit(Line{&m_view, m_name, m_start, m_end, m_count});
+    }
+
+    uint64_t calls() const { return m_calls; }
+    uint64_t collapsed() const { return m_collapsed; }
+
+private:
+    const OclFormatter& m_formatter;
+    bool m_collapse;
+    Emit m_emit;
+    bool m_pending = false;
+    std::string m_payload;
+    ApiCallView m_view;
+    std::string m_name;
+    uint64_t m_start = 0;
+    uint64_t m_end = 0;
+    uint32_t m_count = 1;
+    uint64_t m_calls = 0;
+    uint64_t m_collapsed = 0;
+};
+
+// Orders lines process-wide for the maxApiCalls cut: earliest start first.
+struct LineKey {
+    uint64_t start;
+    uint64_t thread;
+    uint64_t line;
+    bool operator<(const LineKey& o) const {
+        return std::tie(start, thread, line) < std::tie(o.start, o.thread, o.line);
+    }
+};
+
+struct ThreadEntry {
+    uint64_t tid = 0;
+    RecordReplay replay;
+    uint64_t lines = 0;               // after collapsing
+    uint64_t kept = 0;                // after the maxApiCalls cut
+    std::vector<uint64_t> keptLines;  // sorted line indexes, only when the cut applies
+};
+
+struct EnqueueSample {
+    uint64_t queue;
+    uint64_t apiStart;
+    uint64_t apiEnd;
+    uint64_t enqueueId;
+};
+
+// Collects text and hands it to the sink in large pieces; remembers a sink failure.
+class Batcher {
+public:
+    explicit Batcher(const TextSink& sink) : m_sink(sink) { m_text.reserve(kFlushBytes + 4096); }
+    std::string& text() { return m_text; }
+    void maybeFlush() {
+        if (m_text.size() >= kFlushBytes) flush();
+    }
+    bool flush() {
+        if (m_ok && !m_text.empty()) m_ok = m_sink(m_text);
+        m_text.clear();
+        return m_ok;
+    }
+    bool ok() const { return m_ok; }
+
+private:
+    const TextSink& m_sink;
+    std::string m_text;
+    bool m_ok = true;
+};
+
+}  // namespace
+
+// ---- device clock --------------------------------------------------------------------------
+
+bool normalizeDeviceTimes(uint64_t t[4]) {
+    if (t[0] == 0) {
+        for (size_t i = 1; i < 4 && t[0] == 0; ++i) t[0] = t[i];
+        if (t[0] == 0) return false;
+    }
+    for (size_t i = 1; i < 4; ++i) {
+        if (t[i] == 0) t[i] = t[i - 1];
+    }
+    return true;
+}
+
+void DeviceClockFit::add(uint64_t apiStart, uint64_t apiEnd, uint64_t deviceQueued) {
+    const __int128 low = static_cast<__int128>(apiStart) - deviceQueued;
+    const __int128 high = static_cast<__int128>(std::max(apiEnd, apiStart)) - deviceQueued;
+    m_low = m_any ? std::max(m_low, low) : low;
+    m_high = m_any ? std::min(m_high, high) : high;
+    m_any = true;
+}
+
+int64_t DeviceClockFit::offset() const {
+    if (!m_any) return 0;
+    __int128 offset = m_high;  // inconsistent samples (drift): queued <= API end holds for all
+    if (m_low <= m_high) {
+        // The same clock as the host when that fits every command, else the middle of what fits.
+        offset = (m_low <= 0 && 0 <= m_high) ? 0 : m_low + (m_high - m_low) / 2;
+    }
+    constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
+    return static_cast<int64_t>(std::clamp<__int128>(offset, -kMax, kMax));
+}
+
+bool convertDeviceTimes(const uint64_t device[4], int64_t offset, uint64_t apiStart,
+                        uint64_t apiEnd, uint64_t host[4]) {
+    apiEnd = std::max(apiEnd, apiStart);
+    bool moved = false;
+    uint64_t floor = apiStart;
+    for (size_t i = 0; i < 4; ++i) {
+        const __int128 converted = static_cast<__int128>(device[i]) + offset;
+        const __int128 ceiling = i == 0 ? __int128{apiEnd} : __int128{UINT64_MAX};
+        const __int128 clamped = std::clamp<__int128>(converted, floor, ceiling);
+        moved = moved || clamped != converted;
+        host[i] = static_cast<uint64_t>(clamped);
+        floor = host[i];
+    }
+    return moved;
+}
+
+// ---- builder -------------------------------------------------------------------------------
+
+struct OclTraceBuilder::Impl {
+    Impl(const OclFormatter& f, OclTraceOptions o) : formatter(f), options(o) {}
+
+    using LineVisit = std::function<void(const Line&, uint64_t lineIndex)>;
+    // `count`: add the record counts to the stats (the first reading only).
+    bool replayLines(ThreadEntry& thread, const RecordVisit& other, const LineVisit& onLine,
+                     bool count, std::string& error);
+    bool replayLines(ThreadEntry& thread, const LineVisit& onLine, std::string& error) {
+        return replayLines(thread, nullptr, onLine, false, error);
+    }
+    void collectObject(const RecordView& record);
+    void noteEnqueue(const Line& line);
+    void computeOffsets();
+    bool applyLimit(std::string& error);
+    bool isKept(const ThreadEntry& thread, uint64_t lineIndex) const;
+    bool writeSection(SectionKind kind, const TextSink& sink, std::string& error,
+                      const std::function<void(const Line&, std::string&)>& format);
+    void apiLine(const Line& line, std::string& out);
+    void timestampLine(const Line& line, std::string& out);
+    void fillEnqueue(const Line& line, OclTimestampLine& t);
+    void fillObjects(uint64_t queue, uint64_t time, OclTimestampLine& t, uint64_t& device);
+
+    const OclFormatter& formatter;
+    OclTraceOptions options;
+    std::vector<ThreadEntry> threads;
+    ObjectTable objects;
+    std::unordered_map<uint64_t, DeviceTimesPayload> deviceTimes;
+    std::unordered_map<uint64_t, int64_t> deviceOffsets;  // by device handle (0: unknown)
+    std::vector<EnqueueSample> samples;
+    bool limited = false;
+    OclTraceStats stats;
+    OclTimestampLine scratch;  // reused per line so its strings keep their capacity
+    std::string lineText;
+};
+
+bool OclTraceBuilder::Impl::replayLines(ThreadEntry& thread, const RecordVisit& other,
+                                        const LineVisit& onLine, bool count, std::string& error) {
+    uint64_t index = 0;
+    LineAssembler assembler(formatter, options.collapseEventInfo,
+                            [&](const Line& line) { onLine(line, index++); });
+    const bool ok = thread.replay(
+        [&](const RecordView& record) {
+            if (record.kind == RecordKind::ApiCall) {
+                if (!assembler.feed(record) && count) ++stats.malformedRecords;
+            } else if (other) {
+                other(record);
+            }
+        },
+        error);
+    if (!ok) return false;
+    assembler.flush();
+    if (count) {
+        stats.apiCalls += assembler.calls();
+        stats.collapsedCalls += assembler.collapsed();
+    }
+    return true;
+}
+
+void OclTraceBuilder::Impl::collectObject(const RecordView& record) {
+    if (record.kind == RecordKind::ObjectInfo) {
+        ObjectInfoPayload info{};
+        if (!readPayload(record.str0, info)) {
+            ++stats.malformedRecords;
+            return;
+        }
+        objects.add(record.time, info, record.str1);
+    } else if (record.kind == RecordKind::DeviceTimes) {
+        DeviceTimesPayload times{};
+        if (!readPayload(record.str0, times)) {
+            ++stats.malformedRecords;
+            return;
+        }
+        deviceTimes[times.enqueueId] = times;
+    }
+}
+
+void OclTraceBuilder::Impl::noteEnqueue(const Line& line) {
+    const ApiCallView& call = *line.call;
+    if (call.head.enqueueId == 0 || !formatter.isSuccessfulEnqueue(call)) return;
+    OclEnqueueInfo info;
+    std::string ignored;
+    const uint64_t queue = formatter.enqueueInfo(call, info, ignored) ? info.queue : call.arg(0);
+    samples.push_back(EnqueueSample{queue, line.start, line.end, call.head.enqueueId});
+}
+
+void OclTraceBuilder::Impl::computeOffsets() {
+    std::unordered_map<uint64_t, DeviceClockFit> fits;
+    for (const EnqueueSample& s : samples) {
+        const auto it = deviceTimes.find(s.enqueueId);
+        if (it == deviceTimes.end()) continue;
+        uint64_t t[4] = {it->second.queued, it->second.submit, it->second.start, it->second.end};
+        if (!normalizeDeviceTimes(t)) continue;
+        const auto* queue = objects.find(ObjectType::Queue, s.queue, s.apiStart);
+        fits[queue != nullptr ? queue->info.device : 0].add(s.apiStart, s.apiEnd, t[0]);
+    }
+    for (const auto& [device, fit] : fits) deviceOffsets[device] = fit.offset();
+    samples.clear();
+    samples.shrink_to_fit();
+}
+
+// Keeps the maxApiCalls earliest lines of the process: a bounded max-heap of line keys, so
+// the memory is that of the kept lines, not of all lines.
+bool OclTraceBuilder::Impl::applyLimit(std::string& error) {
+    uint64_t total = 0;
+    for (const ThreadEntry& t : threads) total += t.lines;
+    for (ThreadEntry& t : threads) t.kept = t.lines;
+    if (total <= options.maxApiCalls) return true;
+    limited = true;
+    stats.droppedLines = total - options.maxApiCalls;
+    std::priority_queue<LineKey> heap;
+    for (size_t i = 0; i < threads.size() && options.maxApiCalls > 0; ++i) {
+        const auto visit = [&](const Line& line, uint64_t index) {
+            const LineKey key{line.start, i, index};
+            if (heap.size() < options.maxApiCalls) {
+                heap.push(key);
+            } else if (key < heap.top()) {
+                heap.pop();
+                heap.push(key);
+            }
+        };
+        if (!replayLines(threads[i], visit, error)) return false;
+    }
+    for (ThreadEntry& t : threads) t.kept = 0;
+    for (; !heap.empty(); heap.pop())
+        threads[heap.top().thread].keptLines.push_back(heap.top().line);
+    for (ThreadEntry& t : threads) {
+        std::sort(t.keptLines.begin(), t.keptLines.end());
+        t.kept = t.keptLines.size();
+    }
+    return true;
+}
+
+bool OclTraceBuilder::Impl::isKept(const ThreadEntry& thread, uint64_t lineIndex) const {
+    if (!limited) return true;
+    return std::binary_search(thread.keptLines.begin(), thread.keptLines.end(), lineIndex);
+}
+
+bool OclTraceBuilder::Impl::writeSection(
+    SectionKind kind, const TextSink& sink, std::string& error,
+    const std::function<void(const Line&, std::string&)>& format) {
+    Batcher out(sink);
+    out.text().append(sectionLine(kind));
+    for (ThreadEntry& thread : threads) {
+        if (thread.kept == 0) continue;
+        appendThreadHeader(out.text(), thread.tid, thread.kept);
+        uint64_t written = 0;
+        const auto visit = [&](const Line& line, uint64_t index) {
+            if (!out.ok() || !isKept(thread, index)) return;
+            format(line, out.text());
+            ++written;
+            out.maybeFlush();
+        };
+        if (!replayLines(thread, visit, error)) return false;
+        if (written != thread.kept && out.ok()) {
+            error = "the records of thread " + std::to_string(thread.tid) +
+                    " changed while the trace was written";
+            return false;
+        }
+    }
+    if (!out.flush()) {
+        error = "cannot write the " + std::string(sectionName(kind)) + " section";
+        return false;
+    }
+    return true;
+}
+
+void OclTraceBuilder::Impl::apiLine(const Line& line, std::string& out) {
+    std::string error;
+    if (formatter.apiLine(*line.call, line.count, lineText, error)) {
+        out.append(lineText);
+    } else {
+        // Keep the line so the two sections stay paired; say why it has no parameters.
+        ++stats.unformattedLines;
+        for (char& c : error) {
+            if (c == '\n' || c == '\r' || c == '*') c = ' ';
+        }
+        out.append(std::to_string(static_cast<int64_t>(line.call->head.ret)));
+        out.append(" = ").append(line.name).append(" ( /*cannot format: ").append(error);
+        out.append("*/ )");
+    }
+    out.push_back('\n');
+}
+
+void OclTraceBuilder::Impl::timestampLine(const Line& line, std::string& out) {
+    OclTimestampLine& t = scratch;
+    t.apiType = formatter.apiType(*line.call);
+    t.apiName.assign(line.name);
+    t.start = line.start;
+    t.end = line.end;
+    t.hasDevice = formatter.isSuccessfulEnqueue(*line.call);
+    t.tail = OclTimestampLine::Tail::None;
+    if (t.hasDevice) fillEnqueue(line, t);
+    appendOclTimestampLine(out, t);
+}
+
+void OclTraceBuilder::Impl::fillObjects(uint64_t queue, uint64_t time, OclTimestampLine& t,
+                                        uint64_t& device) {
+    const auto* q = objects.find(ObjectType::Queue, queue, time);
+    const uint64_t context = q != nullptr ? q->info.parent : 0;
+    device = q != nullptr ? q->info.device : 0;
+    const auto* c = objects.find(ObjectType::Context, context, time);
+    const auto* d = objects.find(ObjectType::Device, device, time);
+    if (q == nullptr || c == nullptr || d == nullptr) ++stats.unknownObjects;
+    t.queueId = q != nullptr ? q->info.id : 0;
+    t.queueHandle = formatter.handleString(queue);
+    t.contextId = c != nullptr ? c->info.id : 0;
+    t.contextHandle = formatter.handleString(context);
+    if (d != nullptr && (d->info.properties & kClDeviceTypeCpu) != 0) {
+        t.deviceName = "CPU_Device";
+    } else {
+        t.deviceName = oneToken(d != nullptr ? d->name : std::string(), kUnknownDevice);
+    }
+}
+
+void OclTraceBuilder::Impl::fillEnqueue(const Line& line, OclTimestampLine& t) {
+    const ApiCallView& call = *line.call;
+    ++stats.enqueueLines;
+    OclEnqueueInfo info;
+    std::string ignored;
+    if (!formatter.enqueueInfo(call, info, ignored)) {
+        info = OclEnqueueInfo{};
+        info.queue = call.arg(0);
+    }
+    const auto times =
+        call.head.enqueueId != 0 ? deviceTimes.find(call.head.enqueueId) : deviceTimes.end();
+    const bool known = times != deviceTimes.end();
+    t.commandType = known && times->second.commandType != 0 ? times->second.commandType
+                                                            : commandTypeOfApi(line.name);
+    t.commandName = formatter.commandTypeName(t.commandType);
+    uint64_t device = 0;
+    fillObjects(info.queue, line.start, t, device);
+
+    uint64_t dev[4] = {0, 0, 0, 0};
+    uint64_t host[4] = {0, 0, 0, 0};
+    if (known) {
+        const DeviceTimesPayload& p = times->second;
+        dev[0] = p.queued, dev[1] = p.submit, dev[2] = p.start, dev[3] = p.end;
+    }
+    if (known && normalizeDeviceTimes(dev)) {
+        const auto offset = deviceOffsets.find(device);
+        const int64_t shift = offset != deviceOffsets.end() ? offset->second : 0;
+        if (convertDeviceTimes(dev, shift, line.start, line.end, host)) ++stats.clampedDeviceTimes;
+    } else {
+        ++stats.missingDeviceTimes;  // zeros, as the original wrote for lost events
+    }
+    t.queued = host[0], t.submit = host[1], t.deviceStart = host[2], t.deviceEnd = host[3];
+
+    if (t.commandType == kClCommandNdrangeKernel || t.commandType == kClCommandTask) {
+        t.tail = OclTimestampLine::Tail::Kernel;
+        t.kernelHandle = formatter.handleString(info.kernel);
+        const auto* kernel = objects.find(ObjectType::Kernel, info.kernel, line.start);
+        t.kernelName = oneToken(kernel != nullptr ? kernel->name : std::string(), kUnknownKernel);
+        t.globalSize = info.globalSize.empty() ? "{NULL}" : oneToken(info.globalSize, "{NULL}");
+        t.localSize = info.localSize.empty() ? "{NULL}" : oneToken(info.localSize, "{NULL}");
+    } else if (t.commandType == kClCommandNativeKernel) {
+        t.tail = OclTimestampLine::Tail::NativeKernel;
+        t.kernelHandle = formatter.handleString(info.kernel);
+    } else if (oclCommandHasDataSize(t.commandType) && info.hasDataSize) {
+        t.tail = OclTimestampLine::Tail::DataSize;
+        t.dataSize = info.dataSize;
+    }
+}
+
+OclTraceBuilder::OclTraceBuilder(const OclFormatter& formatter, OclTraceOptions options)
+    : m_impl(std::make_unique<Impl>(formatter, options)) {}
+
+OclTraceBuilder::~OclTraceBuilder() = default;
+
+void OclTraceBuilder::addThread(uint64_t tid, RecordReplay replay) {
+    ThreadEntry entry;
+    entry.tid = tid;
+    entry.replay = std::move(replay);
+    m_impl->threads.push_back(std::move(entry));
+}
+
+bool OclTraceBuilder::prepare(std::string& error) {
+    Impl& m = *m_impl;
+    // Everything prepare() derives starts afresh, so a second call gives the same result.
+    m.stats = OclTraceStats{};
+    m.objects = ObjectTable{};
+    m.deviceTimes.clear();
+    m.deviceOffsets.clear();
+    m.samples.clear();
+    m.limited = false;
+    for (ThreadEntry& thread : m.threads) thread.keptLines.clear();
+    for (ThreadEntry& thread : m.threads) {
+        thread.lines = 0;
+        const auto other = [&m](const RecordView& r) { m.collectObject(r); };
+        const auto onLine = [&](const Line& line, uint64_t) {
+            ++thread.lines;
+            m.noteEnqueue(line);
+        };
+        if (!m.replayLines(thread, other, onLine, true, error)) return false;
+    }
+    m.objects.finish();
+    m.computeOffsets();
+    if (!m.applyLimit(error)) return false;
+    for (const ThreadEntry& thread : m.threads) {
+        m.stats.lines += thread.kept;
+        m.stats.threads += thread.kept > 0 ? 1 : 0;
+    }
+    return true;
+}
+
+bool OclTraceBuilder::hasLines() const { return m_impl->stats.lines > 0; }
+
+bool OclTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) {
+    Impl& m = *m_impl;
+    m.stats.unformattedLines = 0;
+    return m.writeSection(SectionKind::OclApiTrace, sink, error,
+                          [&m](const Line& line, std::string& out) { m.apiLine(line, out); });
+}
+
+bool OclTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& error) {
+    Impl& m = *m_impl;
+    m.stats.enqueueLines = m.stats.missingDeviceTimes = 0;
+    m.stats.clampedDeviceTimes = m.stats.unknownObjects = 0;
+    return m.writeSection(SectionKind::OclTimestamp, sink, error,
+                          [&m](const Line& line, std::string& out) { m.timestampLine(line, out); });
+}
+
+const OclTraceStats& OclTraceBuilder::stats() const { return m_impl->stats; }
+
+std::vector<std::string> OclTraceBuilder::warnings() const {
+    const OclTraceStats& s = m_impl->stats;
+    const auto n = [](uint64_t v) { return std::to_string(v); };
+    std::vector<std::string> out;
+    if (s.droppedLines > 0) {
+        out.push_back(n(s.droppedLines) + " API calls beyond the limit of " +
+                      n(m_impl->options.maxApiCalls) + " per process were left out");
+    }
+    if (s.missingDeviceTimes > 0) {
+        out.push_back(n(s.missingDeviceTimes) + " of " + n(s.enqueueLines) +
+                      " enqueued commands have no device times (written as zeros)");
+    }
+    if (s.clampedDeviceTimes > 0) {
+        out.push_back(n(s.clampedDeviceTimes) +
+                      " enqueued commands had device times moved into order (queued within "
+                      "the API call, queued <= submit <= start <= end)");
+    }
+    if (s.unknownObjects > 0) {
+        out.push_back(n(s.unknownObjects) +
+                      " enqueued commands name a queue, context or device the trace never saw "
+                      "created");
+    }
+    if (s.malformedRecords > 0) {
+        out.push_back(n(s.malformedRecords) + " records could not be decoded and were skipped");
+    }
+    if (s.unformattedLines > 0) {
+        out.push_back(n(s.unformattedLines) + " API calls could not be formatted");
+    }
+    return out;
+}
+
+}  // namespace perfmarker::atp
