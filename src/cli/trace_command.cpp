@@ -9,12 +9,13 @@
 #include <iostream>
 #include <map>
 
+#include "atp/merge/collect.h"
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/hsa_tools_lib.h"
 #include "cli/opencl_layers.h"
 #include "cli/paths.h"
-#include "cli/session_collect.h"
+#include "cli/progress_line.h"
 
 extern char** environ;
 
@@ -22,6 +23,8 @@ namespace perfmarker::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using atp::kSessionBaseName;
+using atp::kSessionDirPrefix;
 
 constexpr char kLayersVariable[] = "OPENCL_LAYERS";
 constexpr char kAgentDirVariable[] = "PERFMARKER_AGENT_DIR";
@@ -77,8 +80,8 @@ std::vector<std::string> childEnvironment(const TraceSettings& settings,
     return out;
 }
 
-RunDescription describeRun(const TraceSettings& settings, const std::string& application) {
-    RunDescription run;
+atp::RunDescription describeRun(const TraceSettings& settings, const std::string& application) {
+    atp::RunDescription run;
     run.application = application;
     run.arguments.assign(settings.command.begin() + 1, settings.command.end());
     run.workingDirectory = settings.workingDir.empty() ? "" : absolutePath(settings.workingDir);
@@ -128,6 +131,21 @@ std::string findHsaAgent() {
     return agent.path;
 }
 
+// Collects the session into the user's output names (paths.h), with a progress line on stderr
+// where asked for or where stderr is a terminal.
+atp::CollectResult collect(atp::CollectRequest& request, const std::string& output,
+                           bool progress) {
+    ProgressLine line(progress, isatty(STDERR_FILENO) != 0);
+    request.outputPath = [&output](long pid, bool isMain, const std::string& ext) {
+        return processOutputPath(output, pid, isMain, ext);
+    };
+    request.progress = [&line](long pid, uint64_t done, uint64_t total) {
+        line.update(pid, done, total);
+    };
+    request.progressDone = [&line] { line.finish(); };
+    return atp::collectSession(request, std::cerr);
+}
+
 }  // namespace
 
 int runTrace(const TraceSettings& settings) {
@@ -161,29 +179,26 @@ int runTrace(const TraceSettings& settings) {
         return child.pid < 0 ? kExitFailure : child.exitCode;
     }
 
-    CollectRequest collect;
-    collect.sessionDir = sessionDir;
-    collect.output = output;
-    collect.mainPid = child.pid;
-    collect.run = describeRun(settings, command.path);
-    collect.session = sessionFromValues(settings.sessionValues);
-    collect.progress = settings.progress;
-    collectSession(collect, std::cerr);
+    atp::CollectRequest request;
+    request.sessionDir = sessionDir;
+    request.mainPid = child.pid;
+    request.run = describeRun(settings, command.path);
+    request.session = sessionFromValues(settings.sessionValues);
+    collect(request, output, settings.progress);
     return child.exitCode;
 }
 
 int runMerge(const MergeSettings& settings) {
-    CollectRequest collect;
-    collect.sessionDir = absolutePath(settings.sessionDir);
-    collect.output = normalizeOutputPath(settings.output);
-    collect.progress = settings.progress;
+    atp::CollectRequest request;
+    request.sessionDir = absolutePath(settings.sessionDir);
     // Only a directory the launcher created goes away once empty; a directory the user named
     // as PERFMARKER_TMPDIR by hand stays.
-    collect.removeWhenEmpty =
-        fs::path(collect.sessionDir).filename().string().rfind(kSessionDirPrefix, 0) == 0;
-    const CollectResult result = collectSession(collect, std::cerr);
+    request.removeWhenEmpty =
+        fs::path(request.sessionDir).filename().string().rfind(kSessionDirPrefix, 0) == 0;
+    const atp::CollectResult result =
+        collect(request, normalizeOutputPath(settings.output), settings.progress);
     if (result.written.empty() && result.ok) {
-        std::cerr << "perfmarker merge: nothing to merge in " << collect.sessionDir << "\n";
+        std::cerr << "perfmarker merge: nothing to merge in " << request.sessionDir << "\n";
         return kExitFailure;
     }
     return result.ok ? 0 : kExitFailure;

@@ -10,7 +10,7 @@
 #include "cli/agent_options.h"
 #include "cli/opencl_layers.h"
 #include "cli/paths.h"
-#include "cli/session_collect.h"
+#include "atp/merge/collect.h"
 
 namespace {
 
@@ -94,15 +94,15 @@ TEST(OutputPath, EachProcessGetsItsOwnName) {
 
 TEST(SessionFiles, OnlyFinalPerProcessFilesMatch) {
     std::string ext;
-    EXPECT_EQ(sessionFilePid("trace.4242.atp", ext), 4242);
+    EXPECT_EQ(perfmarker::atp::sessionFilePid("trace.4242.atp", ext), 4242);
     EXPECT_EQ(ext, "atp");
-    EXPECT_EQ(sessionFilePid("trace.7.amdtperfmarker", ext), 7);
+    EXPECT_EQ(perfmarker::atp::sessionFilePid("trace.7.amdtperfmarker", ext), 7);
     EXPECT_EQ(ext, "amdtperfmarker");
-    EXPECT_EQ(sessionFilePid("trace.7.clperfmarker.tmp7", ext), -1);
-    EXPECT_EQ(sessionFilePid("trace.x.atp", ext), -1);
-    EXPECT_EQ(sessionFilePid("trace.7", ext), -1);
-    EXPECT_EQ(sessionFilePid("7_8_0.ocl.frag", ext), -1);
-    EXPECT_EQ(sessionFilePid("other.7.atp", ext), -1);
+    EXPECT_EQ(perfmarker::atp::sessionFilePid("trace.7.clperfmarker.tmp7", ext), -1);
+    EXPECT_EQ(perfmarker::atp::sessionFilePid("trace.x.atp", ext), -1);
+    EXPECT_EQ(perfmarker::atp::sessionFilePid("trace.7", ext), -1);
+    EXPECT_EQ(perfmarker::atp::sessionFilePid("7_8_0.ocl.frag", ext), -1);
+    EXPECT_EQ(perfmarker::atp::sessionFilePid("other.7.atp", ext), -1);
 }
 
 class ScratchDirTest : public ::testing::Test {

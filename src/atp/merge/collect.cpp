@@ -1,18 +1,16 @@
-#include "cli/session_collect.h"
-
-#include <unistd.h>
+// Collecting a session (collect.h).
+#include "atp/merge/collect.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <set>
 
-#include "cli/paths.h"
-#include "cli/progress_line.h"
+#include "atp/merge/merger.h"
+#include "atp/merge/session_merge.h"
 
-namespace perfmarker::cli {
+namespace perfmarker::atp {
 namespace {
 
 namespace fs = std::filesystem;
@@ -80,27 +78,57 @@ std::vector<long> markerOnlyPids(const std::string& dir) {
     return pids;
 }
 
-void runMerge(const CollectRequest& request, CollectResult& result, std::ostream& log) {
-    ProgressLine progress(request.progress, isatty(STDERR_FILENO) != 0);
-    MergeJob job;
-    job.sessionDir = request.sessionDir;
-    job.outputBase = [&request](long pid) {
-        return request.sessionDir + "/" + kSessionBaseName + "." + std::to_string(pid);
-    };
-    job.run = request.run;
-    job.session = request.session;
-    job.progress = [&progress](long pid, uint64_t done, uint64_t total) {
-        progress.update(pid, done, total);
-    };
-    const MergeReport report = mergeSessionLeftovers(job, markerOnlyPids(request.sessionDir));
-    progress.finish();
-    for (const ProcessMerge& process : report.processes) {
-        if (!process.error.empty()) {
-            log << "perfmarker: process " << process.pid << " not merged: " << process.error
-                << "\n";
+// One process, with the header of the run and the session's options. False with `error`.
+bool mergeOne(const CollectRequest& request, uint64_t pid, std::string& error) {
+    AtpHeader header;
+    header.application = request.run.application;
+    header.applicationArgs = request.run.arguments;
+    header.workingDirectory = request.run.workingDirectory;
+    for (const auto& [name, value] : request.run.envVars) header.envVars[name] = value;
+    MergeOptions options;
+    std::string filterError;
+    applySessionToMerge(request.session, header, options, filterError);
+    const long p = static_cast<long>(pid);
+    if (request.progress) {
+        options.progress = [&request, p](uint64_t done, uint64_t total) {
+            request.progress(p, done, total);
+        };
+    }
+    const std::string base =
+        request.sessionDir + "/" + kSessionBaseName + "." + std::to_string(pid);
+    MergeResult merged;
+    if (!mergeProcess(request.sessionDir, pid, base, header, options, merged, error)) {
+        if (error.empty()) error = "merge failed";
+        return false;
+    }
+    error = filterError;
+    return filterError.empty();
+}
+
+// Merges every process that has fragments in the session directory, and every process in
+// `markerOnly` (its marker library finished its own file, and no agent wrote an .atp), writing
+// <session dir>/trace.<pid>.atp and deleting what it consumed. Files of other processes and
+// foreign files are left alone.
+void runMerge(const CollectRequest& request, const std::vector<long>& markerOnly,
+              CollectResult& result, std::ostream& log) {
+    SessionDirListing listing;
+    std::string error;
+    if (!listSessionPids(request.sessionDir, listing, error)) {
+        log << "perfmarker: process 0 not merged: " << error << "\n";
+        result.ok = false;
+        return;
+    }
+    for (long pid : markerOnly) listing.pids.push_back(static_cast<uint64_t>(pid));
+    std::sort(listing.pids.begin(), listing.pids.end());
+    listing.pids.erase(std::unique(listing.pids.begin(), listing.pids.end()), listing.pids.end());
+    for (uint64_t pid : listing.pids) {
+        error.clear();
+        if (!mergeOne(request, pid, error)) {
+            log << "perfmarker: process " << pid << " not merged: " << error << "\n";
             result.ok = false;
         }
     }
+    if (request.progressDone) request.progressDone();
 }
 
 void moveOutputs(const CollectRequest& request, CollectResult& result, std::ostream& log) {
@@ -108,7 +136,7 @@ void moveOutputs(const CollectRequest& request, CollectResult& result, std::ostr
     const long mainPid = effectiveMainPid(request.mainPid, files);
     for (const SessionFile& file : files) {
         const std::string target =
-            processOutputPath(request.output, file.pid, file.pid == mainPid, file.ext);
+            request.outputPath(file.pid, file.pid == mainPid, file.ext);
         std::string error;
         if (moveFile(file.path, target, error)) {
             result.written.push_back(target);
@@ -154,11 +182,11 @@ long sessionFilePid(const std::string& name, std::string& ext) {
 
 CollectResult collectSession(const CollectRequest& request, std::ostream& log) {
     CollectResult result;
-    runMerge(request, result, log);
+    runMerge(request, markerOnlyPids(request.sessionDir), result, log);
     moveOutputs(request, result, log);
     for (const std::string& path : result.written) log << "perfmarker: wrote " << path << "\n";
     reportLeftovers(request, result, log);
     return result;
 }
 
-}  // namespace perfmarker::cli
+}  // namespace perfmarker::atp
