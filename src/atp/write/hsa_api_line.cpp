@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "atp/write/ocl_api_line.h"
+
 namespace perfmarker::atp {
 namespace {
 
@@ -141,11 +143,6 @@ std::string hsaEscapeName(std::string_view raw) {
     return out;
 }
 
-std::string hsaPointer(uint64_t value) {
-    if (value == 0) return "NULL";
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-    return buf;
-}
+std::string hsaPointer(uint64_t value) { return oclHandleString(value); }
 
 }  // namespace perfmarker::atp

@@ -92,18 +92,9 @@ protected:
     }
 
 private:
-    bool number(std::string_view field, size_t index, const char* what, uint64_t& value,
-                SectionContext& context, uint64_t lineNumber, std::string& error) {
-        if (scan::parseU64In(field, m_text, value)) return true;
-        error = expectedGot(context, lineNumber,
-                            std::string(what) + " (a decimal number) in field " +
-                                std::to_string(index + 1),
-                            field);
-        return false;
-    }
-
     bool readTimestamp(const JoinedLine& joined, SectionContext& context, std::string& error) {
         const uint64_t line = joined.timestampLine;
+        m_line = line;
         m_call.timestampLine = {m_fileName, line};
         m_text = joined.timestampText.data();
         if (!joined.timestampSplit) splitTokens(joined.timestampText, m_fields);
@@ -116,28 +107,15 @@ private:
                                 joined.timestampText);
             return false;
         }
-        const std::string_view type = m_fields[0];
-        if (!scan::parseInt(type, m_call.apiType)) {
-            error = expectedGot(context, line, "the API type (a decimal number) in field 1", type);
-            return false;
-        }
-        if (!scan::sameText(m_fields[1], m_call.name)) {
-            error = expectedGot(context, line,
-                                "API '" + std::string(m_call.name) + "' as on line " +
-                                    std::to_string(joined.apiLine) + " of the API trace",
-                                m_fields[1]);
-            return false;
-        }
-        if (!number(m_fields[2], 2, "the start time", m_call.start, context, line, error) ||
-            !number(m_fields[3], 3, "the end time", m_call.end, context, line, error)) {
+        if (!typeAndName(joined, m_call.name, m_call.apiType, context, error)) return false;
+        if (!number(2, "the start time", m_call.start, context, error) ||
+            !number(3, "the end time", m_call.end, context, error)) {
             return false;
         }
         if (n == kBaseFields) return true;
         m_call.hasTransferTimes = true;
-        return number(m_fields[4], 4, "the transfer start", m_call.transferStart, context, line,
-                      error) &&
-               number(m_fields[5], 5, "the transfer end", m_call.transferEnd, context, line,
-                      error);
+        return number(4, "the transfer start", m_call.transferStart, context, error) &&
+               number(5, "the transfer end", m_call.transferEnd, context, error);
     }
 
     // The name is padded to 45 columns with setw, which never truncates: a longer name (e.g.
@@ -158,6 +136,7 @@ private:
     bool dispatchLine(std::string_view text, uint64_t line, SectionContext& context,
                       std::string& error) {
         m_text = text.data();
+        m_line = line;
         splitTokens(text, m_fields);
         const size_t n = m_fields.size();
         if (n < kDispatchMinFields || n > kDispatchMaxFields) {
@@ -174,10 +153,10 @@ private:
             d.packetType != kKernelDispatch) {
             return true;  // barrier and agent packets: not dispatches (spec §4.4)
         }
-        if (!number(m_fields[2], 2, "the start time", d.start, context, line, error) ||
-            !number(m_fields[3], 3, "the end time", d.end, context, line, error) ||
-            !number(m_fields[6], 6, "the queue index", d.queueIndex, context, line, error) ||
-            !number(m_fields[7], 7, "the agent index", d.agentIndex, context, line, error)) {
+        if (!number(2, "the start time", d.start, context, error) ||
+            !number(3, "the end time", d.end, context, error) ||
+            !number(6, "the queue index", d.queueIndex, context, error) ||
+            !number(7, "the agent index", d.agentIndex, context, error)) {
             return false;
         }
         d.kernelName.clear();
@@ -196,7 +175,6 @@ private:
     scan::ApiText m_api;
     HsaApiCall m_call;
     HsaKernelDispatch m_dispatch;
-    const char* m_text = nullptr;  // the line m_fields lie in
     bool m_inKernelSection = false;
     bool m_haveCount = false;
     uint64_t m_remaining = 0;

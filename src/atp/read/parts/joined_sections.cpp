@@ -277,6 +277,24 @@ bool JoinedApiPart::endFile(SectionContext& context, std::string& error) {
     return ok;
 }
 
+bool JoinedApiPart::notNumber(size_t index, const char* what, SectionContext& context,
+                              std::string& error) {
+    error = expectedGot(context, m_line,
+                        std::string(what) + " (a decimal number) in field " +
+                            std::to_string(index + 1),
+                        m_fields[index]);
+    return false;
+}
+
+bool JoinedApiPart::otherName(const JoinedLine& joined, std::string_view name,
+                              SectionContext& context, std::string& error) {
+    error = expectedGot(context, m_line,
+                        "API '" + std::string(name) + "' as on line " +
+                            std::to_string(joined.apiLine) + " of the API trace",
+                        m_fields[1]);
+    return false;
+}
+
 const scan::ApiText* splitApiLineHere(const JoinedLine& joined, const SectionContext& context,
                                       std::string_view expected, scan::ApiText& own,
                                       std::vector<std::string_view>& params, std::string& error) {

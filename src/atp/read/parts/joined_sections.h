@@ -82,8 +82,33 @@ protected:
     // The input's name (SectionContext::fileName(), kept at beginFile(): asked for every record).
     std::string_view m_fileName;
     // The tokens of a timestamp line (JoinedLine::timestampSplit), or of any line the part
-    // splits.
+    // splits; the number and the text of that line (m_fields lie in it).
     scan::Fields m_fields;
+    uint64_t m_line = 0;
+    const char* m_text = nullptr;
+
+    // Field `index` of m_fields as a decimal number; false with `error` naming `what`.
+    [[gnu::always_inline]] bool number(size_t index, const char* what, uint64_t& value,
+                                       SectionContext& context, std::string& error) {
+        return scan::parseU64In(m_fields[index], m_text, value) ||
+               notNumber(index, what, context, error);
+    }
+    [[gnu::cold, gnu::noinline]] bool notNumber(size_t index, const char* what,
+                                                SectionContext& context, std::string& error);
+    // Fields 1 and 2 of the timestamp line: the API type, and the API's name as on the API line
+    // of `joined` (`name`). False with `error`.
+    [[gnu::always_inline]] bool typeAndName(const JoinedLine& joined, std::string_view name,
+                                            int& apiType, SectionContext& context,
+                                            std::string& error) {
+        if (!scan::parseInt(m_fields[0], apiType)) {
+            error = expectedGot(context, m_line, "the API type (a decimal number) in field 1",
+                                m_fields[0]);
+            return false;
+        }
+        return scan::sameText(m_fields[1], name) || otherName(joined, name, context, error);
+    }
+    [[gnu::cold, gnu::noinline]] bool otherName(const JoinedLine& joined, std::string_view name,
+                                                SectionContext& context, std::string& error);
 
     // Parses the pair and tells the listeners; false with `error` at a malformed line.
     virtual bool announce(const JoinedLine& joined, SectionContext& context,

@@ -73,21 +73,6 @@ private:
     }
 
     // (Inlined everywhere: a call would cost as much as the conversion.)
-    [[gnu::always_inline]] bool number(size_t index, const char* what, uint64_t& value,
-                                       SectionContext& context, std::string& error) {
-        return scan::parseU64In(m_fields[index], m_text, value) ||
-               notNumber(index, what, context, error);
-    }
-
-    [[gnu::cold, gnu::noinline]] bool notNumber(size_t index, const char* what,
-                                                SectionContext& context, std::string& error) {
-        error = expectedGot(context, m_line,
-                            std::string(what) + " (a decimal number) in field " +
-                                std::to_string(index + 1),
-                            m_fields[index]);
-        return false;
-    }
-
     [[gnu::always_inline]] bool readTimestamp(const JoinedLine& joined, SectionContext& context,
                                               std::string& error) {
         m_line = joined.timestampLine;
@@ -99,19 +84,7 @@ private:
                                 joined.timestampText);
             return false;
         }
-        const std::string_view type = m_fields[0];
-        if (!scan::parseInt(type, m_call.apiType)) {
-            error = expectedGot(context, m_line, "the API type (a decimal number) in field 1",
-                                type);
-            return false;
-        }
-        if (!scan::sameText(m_fields[1], m_call.name)) {
-            error = expectedGot(context, m_line,
-                                "API '" + std::string(m_call.name) + "' as on line " +
-                                    std::to_string(joined.apiLine) + " of the API trace",
-                                m_fields[1]);
-            return false;
-        }
+        if (!typeAndName(joined, m_call.name, m_call.apiType, context, error)) return false;
         if (!number(2, "the start time", m_call.start, context, error) ||
             !number(3, "the end time", m_call.end, context, error)) {
             return false;
@@ -217,8 +190,6 @@ private:
 
     scan::ApiText m_api;        // of the API line
     OclApiCall m_call;          // reused: its vectors and strings keep capacity
-    uint64_t m_line = 0;        // the timestamp line being read
-    const char* m_text = nullptr;  // its text
     bool m_commandSet = false;  // m_call.command holds fields of an enqueue
 };
 

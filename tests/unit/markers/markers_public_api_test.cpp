@@ -3,7 +3,7 @@
 // that sets its environment before the first call and reports failures back through a pipe.
 //
 // Needs the compile definition PERFMARKER_TEST_AGENT_PATH: the path of the test agent
-// (tests/unit/test_agent.c, built as libCLTraceAgent.so).
+// (tests/unit/markers/test_agent.c, built as libCLTraceAgent.so).
 #include "ActivityLogger.h"
 #include "CLPerfMarker.h"
 

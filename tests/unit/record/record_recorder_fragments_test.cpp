@@ -1,0 +1,311 @@
+// The per-thread recorder: fragments written and removed, fragment read-back, and the listing of
+// fragments. Helpers are in record_recorder_support.h.
+#include "record_recorder_support.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace perfmarker::record {
+namespace {
+
+using namespace recorder_test;
+
+// ---- fragments --------------------------------------------------------------------------------
+
+size_t countFragmentRecords(const std::string& path, std::vector<std::string>* s0 = nullptr,
+                            bool* truncated = nullptr) {
+    size_t count = 0;
+    std::string error;
+    bool ok = readFragment(
+        path,
+        [&](const RecordView& r) {
+            ++count;
+            if (s0 != nullptr) s0->emplace_back(r.str0);
+        },
+        error, truncated);
+    EXPECT_TRUE(ok) << error;
+    return count;
+}
+
+TEST(record_Fragments, WrittenOnFlushNowAndRemoved) {
+    TempDir dir;
+    RecorderOptions o = options(FlushMode::Timeout, dir.path());
+    o.intervalMs = 3600000;  // only flushNow() flushes
+    Recorder rec(o);
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "r" + std::to_string(i),
+                               "second", ""));
+    }
+    rec.flushNow();
+
+    const uint64_t tid = gettidNow();
+    auto frags = listFragments(dir.path(), pidNow(), kTag);
+    ASSERT_EQ(frags.size(), 1u);
+    EXPECT_EQ(frags[0].pid, pidNow());
+    EXPECT_EQ(frags[0].tid, tid);
+    EXPECT_EQ(frags[0].serial, 0u);
+    EXPECT_EQ(frags[0].path, dir.path() + "/" + fragmentFileName(pidNow(), tid, 0, kTag));
+    EXPECT_EQ(fragFilesIn(dir.path()),
+              std::vector<std::string>{std::to_string(pidNow()) + "_" + std::to_string(tid) +
+                                       "_0." + kTag + ".frag"});
+
+    std::vector<std::string> names;
+    bool truncated = true;
+    EXPECT_EQ(countFragmentRecords(frags[0].path, &names, &truncated), 100u);
+    EXPECT_FALSE(truncated);
+    ASSERT_EQ(names.size(), 100u);
+    for (int i = 0; i < 100; ++i) {
+        EXPECT_EQ(names[i], "r" + std::to_string(i));
+    }
+
+    // Appending more and flushing again extends the same fragment.
+    for (int i = 100; i < 150; ++i) {
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now(), "r" + std::to_string(i)));
+    }
+    rec.flushNow();
+    EXPECT_EQ(listFragments(dir.path(), pidNow(), kTag).size(), 1u);
+    EXPECT_EQ(countFragmentRecords(frags[0].path), 150u);
+    // Another recorder tag or process id sees nothing.
+    EXPECT_TRUE(listFragments(dir.path(), pidNow(), "othertag").empty());
+    EXPECT_TRUE(listFragments(dir.path(), pidNow() + 1, kTag).empty());
+
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    ASSERT_EQ(c.recs.size(), 150u);
+    for (int i = 0; i < 150; ++i) {
+        EXPECT_EQ(c.recs[i].s0, "r" + std::to_string(i));
+    }
+
+    rec.removeFragments();
+    EXPECT_TRUE(listFragments(dir.path(), pidNow(), kTag).empty());
+    EXPECT_TRUE(fragFilesIn(dir.path()).empty());
+}
+
+TEST(record_Fragments, WrittenAfterInterval) {
+    TempDir dir;
+    RecorderOptions o = options(FlushMode::Timeout, dir.path());
+    o.intervalMs = 20;
+    Recorder rec(o);
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    for (int i = 0; i < 10; ++i) {
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "tick"));
+    }
+    // No flushNow(): the writer's interval timer must flush them.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    size_t count = 0;
+    while (std::chrono::steady_clock::now() < deadline) {
+        auto frags = listFragments(dir.path(), pidNow(), kTag);
+        if (frags.size() == 1) {
+            std::string error;
+            count = 0;
+            readFragment(
+                frags[0].path, [&](const RecordView&) { ++count; }, error);
+            if (count == 10) break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_EQ(count, 10u);
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    EXPECT_EQ(c.recs.size(), 10u);
+    rec.removeFragments();
+    EXPECT_TRUE(fragFilesIn(dir.path()).empty());
+}
+
+TEST(record_Fragments, CachedModeWritesNoFragment) {
+    TempDir dir;
+    RecorderOptions o = options(FlushMode::Cached, dir.path(), 4096);
+    o.intervalMs = 5;
+    Recorder rec(o);
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    for (int i = 0; i < 2000; ++i) {  // many chunks
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "cached record", "s1"));
+    }
+    rec.flushNow();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a few intervals
+    EXPECT_TRUE(fragFilesIn(dir.path()).empty());
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    EXPECT_EQ(c.recs.size(), 2000u);
+    EXPECT_TRUE(fragFilesIn(dir.path()).empty());
+    EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+// ---- fragment read-back ---------------------------------------------------------------------
+
+// Records `n` records into a fragment and returns its path.
+std::string makeFragment(const std::string& dir, size_t n) {
+    RecorderOptions o = options(FlushMode::Timeout, dir);
+    o.intervalMs = 3600000;
+    Recorder rec(o);
+    ThreadLog* log = rec.threadLog();
+    EXPECT_NE(log, nullptr);
+    if (log == nullptr) return {};
+    for (size_t i = 0; i < n; ++i) {
+        // Lengths chosen so the last record has no padding (3 + 5 = 8 bytes of strings).
+        EXPECT_TRUE(rec.append(log, RecordKind::MarkerEndEx, rec.now(),
+                               "r" + std::to_string(i % 10) + "x", "abcde"));
+    }
+    std::string error;
+    EXPECT_TRUE(rec.stop(error)) << error;
+    auto frags = listFragments(dir, pidNow(), kTag);
+    EXPECT_EQ(frags.size(), 1u);
+    return frags.empty() ? std::string() : frags[0].path;
+}
+
+TEST(record_ReadFragment, WholeFragment) {
+    TempDir dir;
+    const std::string path = makeFragment(dir.path(), 10);
+    ASSERT_FALSE(path.empty());
+    EXPECT_EQ(fs::file_size(path), sizeof(FragmentHeader) + 10 * recordSize(3, 5, 0));
+    std::vector<std::string> names;
+    bool truncated = true;
+    EXPECT_EQ(countFragmentRecords(path, &names, &truncated), 10u);
+    EXPECT_FALSE(truncated);
+    ASSERT_EQ(names.size(), 10u);
+    EXPECT_EQ(names[9], "r9x");
+
+    // The header names the process and thread.
+    FragmentHeader h{};
+    std::ifstream in(path, std::ios::binary);
+    in.read(reinterpret_cast<char*>(&h), sizeof h);
+    EXPECT_EQ(std::memcmp(h.magic, kFragmentMagic, sizeof h.magic), 0);
+    EXPECT_EQ(h.pid, pidNow());
+    EXPECT_EQ(h.tid, gettidNow());
+}
+
+TEST(record_ReadFragment, TruncatedMidRecord) {
+    TempDir dir;
+    const std::string path = makeFragment(dir.path(), 10);
+    ASSERT_FALSE(path.empty());
+    const auto size = fs::file_size(path);
+    for (uintmax_t cut : {uintmax_t{1}, uintmax_t{3}, uintmax_t{8}, recordSize(3, 5, 0) - 1}) {
+        const std::string copy = dir.path() + "/cut" + std::to_string(cut);
+        fs::copy_file(path, copy);
+        fs::resize_file(copy, size - cut);
+        std::vector<std::string> names;
+        bool truncated = false;
+        EXPECT_EQ(countFragmentRecords(copy, &names, &truncated), 9u) << "cut " << cut;
+        EXPECT_TRUE(truncated) << "cut " << cut;
+        ASSERT_EQ(names.size(), 9u);
+        EXPECT_EQ(names[8], "r8x");
+    }
+    // Cut to the header, and into the first record's header.
+    fs::resize_file(path, sizeof(FragmentHeader) + 10);
+    bool truncated = false;
+    EXPECT_EQ(countFragmentRecords(path, nullptr, &truncated), 0u);
+    EXPECT_TRUE(truncated);
+    fs::resize_file(path, sizeof(FragmentHeader));
+    truncated = true;
+    EXPECT_EQ(countFragmentRecords(path, nullptr, &truncated), 0u);
+    EXPECT_FALSE(truncated);
+}
+
+TEST(record_ReadFragment, CorruptRecordStopsReading) {
+    TempDir dir;
+    const std::string path = makeFragment(dir.path(), 10);
+    ASSERT_FALSE(path.empty());
+    // Overwrite the kind of record 5 with an impossible value.
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(static_cast<std::streamoff>(sizeof(FragmentHeader) + 5 * recordSize(3, 5, 0) + 8));
+        const uint32_t kind = 77;
+        f.write(reinterpret_cast<const char*>(&kind), sizeof kind);
+    }
+    bool truncated = false;
+    EXPECT_EQ(countFragmentRecords(path, nullptr, &truncated), 5u);
+    EXPECT_TRUE(truncated);
+}
+
+void writeFile(const std::string& path, const std::string& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+void expectNotAFragment(const std::string& path) {
+    std::string error;
+    size_t visited = 0;
+    bool truncated = true;
+    EXPECT_FALSE(readFragment(
+        path, [&](const RecordView&) { ++visited; }, error, &truncated))
+        << path;
+    EXPECT_EQ(visited, 0u);
+    EXPECT_NE(error.find(path), std::string::npos) << error;
+}
+
+TEST(record_ReadFragment, BadMagicShortOrMissing) {
+    TempDir dir;
+    const std::string bad = dir.path() + "/1_2_0.t.frag";
+    writeFile(bad, std::string(200, 'X'));
+    expectNotAFragment(bad);
+
+    // A real fragment with one byte of its magic changed.
+    const std::string real = makeFragment(dir.path(), 3);
+    ASSERT_FALSE(real.empty());
+    {
+        std::fstream f(real, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(7);
+        f.put('2');
+    }
+    expectNotAFragment(real);
+
+    const std::string shortFile = dir.path() + "/short.frag";
+    writeFile(shortFile, std::string(kFragmentMagic, sizeof kFragmentMagic) + "0123456789");
+    expectNotAFragment(shortFile);
+
+    const std::string empty = dir.path() + "/empty.frag";
+    writeFile(empty, "");
+    expectNotAFragment(empty);
+
+    expectNotAFragment(dir.path() + "/missing.frag");
+}
+
+TEST(record_ListFragments, MatchesPidAndTagSortedByTidThenSerial) {
+    TempDir dir;
+    const std::string d = dir.path();
+    for (const char* name :
+         {"123_5_0.tag.frag", "123_4_1.tag.frag", "123_10_0.tag.frag", "123_4_0.tag.frag",
+          "123_4_12.tag.frag", "123_4_2.tag.frag",
+          // foreign: another pid, another tag, malformed, other suffixes
+          "124_1_0.tag.frag", "12_1_0.tag.frag", "1234_1_0.tag.frag", "123_1_0.other.frag",
+          "123_1_0.tagx.frag", "123_1_0.xtag.frag", "123_1_0.tag.frag.bak", "123_1_0.tag",
+          "123_x_0.tag.frag", "123_1.tag.frag", "123__0.tag.frag", "123_1_0_9.tag.frag",
+          "_123_1_0.tag.frag", "123_1_.tag.frag", "123_1_-1.tag.frag", ".tag.frag", "readme.txt"}) {
+        writeFile(d + "/" + name, "x");
+    }
+    auto frags = listFragments(d, 123, "tag");
+    std::vector<std::tuple<uint64_t, uint64_t, std::string>> got;
+    for (const auto& f : frags) {
+        EXPECT_EQ(f.pid, 123u);
+        got.emplace_back(f.tid, f.serial, f.path);
+    }
+    const std::vector<std::tuple<uint64_t, uint64_t, std::string>> want = {
+        {4, 0, d + "/123_4_0.tag.frag"}, {4, 1, d + "/123_4_1.tag.frag"},
+        {4, 2, d + "/123_4_2.tag.frag"}, {4, 12, d + "/123_4_12.tag.frag"},
+        {5, 0, d + "/123_5_0.tag.frag"}, {10, 0, d + "/123_10_0.tag.frag"},
+    };
+    EXPECT_EQ(got, want);
+
+    EXPECT_EQ(listFragments(d, 124, "tag").size(), 1u);
+    EXPECT_EQ(listFragments(d, 123, "other").size(), 1u);
+    EXPECT_TRUE(listFragments(d, 999, "tag").empty());
+    EXPECT_TRUE(listFragments(d + "/nonexistent", 123, "tag").empty());
+}
+
+TEST(record_ListFragments, FileNameFormat) {
+    EXPECT_EQ(fragmentFileName(12, 34, 5, "clperfmarker"), "12_34_5.clperfmarker.frag");
+    EXPECT_EQ(fragmentFileName(0, 0, 0, "t"), "0_0_0.t.frag");
+}
+
+}  // namespace
+}  // namespace perfmarker::record

@@ -1,0 +1,178 @@
+// The per-thread recorder: the memory cap, and write failures (a bad fragment directory, a file
+// size limit reached mid-run). Helpers are in record_recorder_support.h.
+#include "record_recorder_support.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace perfmarker::record {
+namespace {
+
+using namespace recorder_test;
+
+// ---- memory bound -------------------------------------------------------------------------
+
+// Counts and checks records without keeping them.
+class SequenceChecker : public RecordVisitor {
+public:
+    uint64_t threads = 0;
+    uint64_t announced = 0;
+    uint64_t next = 0;
+    uint64_t bad = 0;
+    void onThread(uint64_t, uint64_t count) override {
+        ++threads;
+        announced += count;
+    }
+    void onRecord(const RecordView& r) override {
+        uint64_t v = 0;
+        if (r.str0.size() == sizeof v) std::memcpy(&v, r.str0.data(), sizeof v);
+        if (r.str0.size() != sizeof v || v != next) ++bad;
+        ++next;
+    }
+};
+
+TEST(record_Memory, StaysUnderCap) {
+    TempDir dir;
+    RecorderOptions o = options(FlushMode::Timeout, dir.path(), 64 * 1024);
+    o.maxMemoryBytes = size_t{4} << 20;
+    Recorder rec(o);
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    // 32-byte records: far more than the cap in total.
+    const uint64_t n = scaled(3000000, 450000);
+    size_t peak = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        char s[sizeof i];
+        std::memcpy(s, &i, sizeof i);
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), {s, sizeof s}));
+        if ((i & 255) == 0) peak = std::max(peak, rec.allocatedBytes());
+    }
+    peak = std::max(peak, rec.allocatedBytes());
+    EXPECT_LE(peak, o.maxMemoryBytes);
+    // The test means something: far more than the cap went through, and the writer (which
+    // converts every record) fell behind enough for the cap to matter. Sanitizers slow the
+    // producer's copies more than the writer, which then keeps up.
+    EXPECT_GT(n * 32, 3 * o.maxMemoryBytes);
+    if (!kSanitized) {
+        EXPECT_GT(peak, o.maxMemoryBytes / 2) << "the producer never got near the cap";
+    }
+
+    std::string error;
+    ASSERT_TRUE(rec.stop(error)) << error;
+    EXPECT_LE(rec.allocatedBytes(), o.maxMemoryBytes);
+    SequenceChecker check;
+    ASSERT_TRUE(rec.collect(check, error)) << error;
+    EXPECT_EQ(check.threads, 1u);
+    EXPECT_EQ(check.announced, n);
+    EXPECT_EQ(check.next, n);
+    EXPECT_EQ(check.bad, 0u);
+}
+
+// ---- write failures ------------------------------------------------------------------------
+
+void expectDegradedButComplete(const std::string& fragmentDir) {
+    Recorder rec(options(FlushMode::Timeout, fragmentDir, 4096));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    const size_t n = 2000;  // many chunks
+    for (size_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(
+            rec.append(log, RecordKind::MarkerBegin, rec.now(), "kept " + std::to_string(i)));
+    }
+    rec.flushNow();
+    EXPECT_TRUE(rec.degraded());
+    std::string error;
+    EXPECT_FALSE(rec.stop(error));
+    EXPECT_NE(error.find(fragmentDir), std::string::npos) << error;
+    EXPECT_TRUE(rec.degraded());
+    Collector c;
+    std::string collectError;
+    ASSERT_TRUE(rec.collect(c, collectError)) << collectError;
+    c.expectWellFramed();
+    ASSERT_EQ(c.recs.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(c.recs[i].s0, "kept " + std::to_string(i));
+    }
+    rec.removeFragments();  // nothing to remove; must not crash
+}
+
+TEST(record_WriteFailure, ParentIsARegularFile) {
+    TempDir dir;
+    const std::string file = dir.path() + "/plainfile";
+    std::ofstream(file) << "not a directory";
+    expectDegradedButComplete(file + "/frags");
+}
+
+TEST(record_WriteFailure, NonexistentDirectory) {
+    TempDir dir;
+    expectDegradedButComplete(dir.path() + "/does/not/exist");
+}
+
+TEST(record_WriteFailure, FileSizeLimitMidRun) {
+    TempDir dir;
+    const std::string path = dir.path();
+    const int code = runInChild([&]() -> int {
+        constexpr rlim_t kLimit = 64 * 1024;
+        signal(SIGXFSZ, SIG_IGN);
+        rlimit lim{kLimit, kLimit};
+        CHILD_CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, 10);
+        const size_t n = 20000;  // ~32 bytes each: well past the limit
+        {
+            Recorder rec(options(FlushMode::Timeout, path, 4096));
+            ThreadLog* log = rec.threadLog();
+            CHILD_CHECK(log != nullptr, 11);
+            for (size_t i = 0; i < n; ++i) {
+                std::string s = "rec" + std::to_string(i);
+                CHILD_CHECK(rec.append(log, RecordKind::MarkerBegin, rec.now(), s), 12);
+                if (i % 500 == 0) rec.flushNow();
+            }
+            std::string error;
+            CHILD_CHECK(!rec.stop(error), 13);
+            CHILD_CHECK(rec.degraded(), 14);
+            CHILD_CHECK(!error.empty(), 15);
+            Collector c;
+            std::string collectError;
+            CHILD_CHECK(rec.collect(c, collectError), 16);
+            CHILD_CHECK(c.groups.size() == 1 && c.groups[0].announced == n, 17);
+            CHILD_CHECK(c.recs.size() == n, 18);
+            for (size_t i = 0; i < n; ++i) {
+                CHILD_CHECK(c.recs[i].s0 == "rec" + std::to_string(i), 19);
+            }
+            // The fragment holds whole records only: a prefix of what was recorded.
+            auto frags = listFragments(path, pidNow(), kTag);
+            CHILD_CHECK(frags.size() == 1, 20);
+            struct stat st {};
+            CHILD_CHECK(stat(frags[0].path.c_str(), &st) == 0, 21);
+            CHILD_CHECK(static_cast<rlim_t>(st.st_size) <= kLimit, 22);
+            size_t count = 0;
+            bool prefix = true;
+            bool truncated = true;
+            std::string readError;
+            CHILD_CHECK(readFragment(
+                            frags[0].path,
+                            [&](const RecordView& r) {
+                                if (r.str0 != "rec" + std::to_string(count)) prefix = false;
+                                ++count;
+                            },
+                            readError, &truncated),
+                        23);
+            CHILD_CHECK(!truncated, 24);
+            CHILD_CHECK(prefix, 25);
+            CHILD_CHECK(count > 0 && count < n, 26);
+            rec.removeFragments();
+        }
+        return 0;
+    });
+    EXPECT_EQ(code, 0) << "child failed; see its stderr for the check";
+}
+
+}  // namespace
+}  // namespace perfmarker::record

@@ -1,0 +1,196 @@
+// The per-thread recorder: round trips on one thread, in place payloads, and append after
+// stop. Helpers and the RecorderModeTest fixture are in record_recorder_support.h.
+#include "record_recorder_support.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace perfmarker::record {
+namespace {
+
+using namespace recorder_test;
+
+// ---- single thread round trip ---------------------------------------------------------------
+
+std::string megabyteString() {
+    std::string s(1 << 20, '\0');
+    for (size_t i = 0; i < s.size(); ++i) s[i] = static_cast<char>((i * 131 + i / 977) & 0xff);
+    return s;
+}
+
+TEST_P(RecorderModeTest, SingleThreadRoundTrip) {
+    TempDir dir;
+    ASSERT_FALSE(dir.path().empty());
+    const std::string big = megabyteString();
+    const std::vector<std::string> strings = {
+        "",
+        "hello world",
+        "two\nlines\r\nand\ttabs",
+        std::string("nul\0in\0the middle\0", 19),
+        std::string("\0", 1),
+        "\xff\xfe\xc0\x80 not utf-8 \xed\xa0\x80",
+        "\xe2\x82",  // a cut multibyte sequence
+        "x",
+        "seven..",
+        "eight...",
+        std::string(300, 'q'),
+    };
+    const size_t n = scaled(6000, 2000);
+
+    Recorder rec(options(GetParam(), dir.path()));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    EXPECT_EQ(rec.threadLog(), log);
+
+    std::vector<Rec> expected;
+    std::vector<std::pair<uint64_t, uint64_t>> window;  // monotonicNs around each tick read
+    const size_t ns = strings.size();
+    for (size_t i = 0; i < n; ++i) {
+        Rec r;
+        r.kind = static_cast<RecordKind>(1 + i % 3);
+        r.s0 = strings[i % ns];
+        r.s1 = strings[(i / ns) % ns];
+        r.s2 = strings[(i * 7 + 3) % ns];
+        if (i == n / 3) r.s0 = big;  // oversize records, in each string position
+        if (i == n / 2) r.s1 = big;
+        if (i == 2 * n / 3) {
+            r.s0 = big;
+            r.s2 = big;
+        }
+        const uint64_t lo = monotonicNs();
+        const uint64_t ticks = rec.now();
+        const uint64_t hi = monotonicNs();
+        ASSERT_TRUE(rec.append(log, r.kind, ticks, r.s0, r.s1, r.s2)) << i;
+        expected.push_back(std::move(r));
+        window.emplace_back(lo, hi);
+    }
+
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    EXPECT_FALSE(rec.degraded());
+    ASSERT_EQ(c.groups.size(), 1u);
+    EXPECT_EQ(c.groups[0].tid, gettidNow());
+    ASSERT_EQ(c.recs.size(), n);
+    uint64_t prevTime = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const Rec& got = c.recs[i];
+        const Rec& want = expected[i];
+        ASSERT_EQ(got.kind, want.kind) << i;
+        ASSERT_TRUE(got.s0 == want.s0)
+            << i << ": s0 of size " << got.s0.size() << " vs " << want.s0.size();
+        ASSERT_TRUE(got.s1 == want.s1) << i;
+        ASSERT_TRUE(got.s2 == want.s2) << i;
+        ASSERT_GE(got.time, prevTime) << "time went backwards at " << i;
+        prevTime = got.time;
+        ASSERT_GE(got.time + kTimeToleranceNs, window[i].first)
+            << i << ": " << (window[i].first - got.time) << " ns early";
+        ASSERT_LE(got.time, window[i].second + kTimeToleranceNs)
+            << i << ": " << (got.time - window[i].second) << " ns late";
+    }
+    // Timeout mode streamed them into this thread's fragment; cached mode wrote no file.
+    EXPECT_EQ(fragFilesIn(dir.path()).size(), GetParam() == FlushMode::Timeout ? 1u : 0u);
+    rec.removeFragments();
+    EXPECT_TRUE(fragFilesIn(dir.path()).empty());
+}
+
+// Agent records (kind ApiCall) carry an end time as the first 8 payload bytes: the writer
+// converts it like the header's time; other kinds' payloads are left alone.
+TEST_P(RecorderModeTest, ApiCallEndTimeIsConverted) {
+    TempDir dir;
+    Recorder rec(options(GetParam(), dir.path()));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    const uint64_t lo = monotonicNs();
+    const uint64_t start = rec.now();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const uint64_t end = rec.now();
+    const uint64_t hi = monotonicNs();
+    std::string payload(16, '\0');
+    std::memcpy(payload.data(), &end, 8);
+    std::memcpy(payload.data() + 8, &end, 8);  // a copy of the raw ticks, left as is
+    ASSERT_TRUE(rec.append(log, RecordKind::ApiCall, start, payload));
+    ASSERT_TRUE(rec.append(log, RecordKind::DeviceTimes, start, payload));
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    ASSERT_EQ(c.recs.size(), 2u);
+    uint64_t convertedEnd = 0, rawCopy = 0;
+    std::memcpy(&convertedEnd, c.recs[0].s0.data(), 8);
+    std::memcpy(&rawCopy, c.recs[0].s0.data() + 8, 8);
+    EXPECT_EQ(rawCopy, end);
+    EXPECT_GE(convertedEnd, c.recs[0].time + 1000000) << "end less than 1 ms after start";
+    EXPECT_GE(c.recs[0].time + kTimeToleranceNs, lo);
+    EXPECT_LE(convertedEnd, hi + kTimeToleranceNs);
+    EXPECT_EQ(c.recs[1].kind, RecordKind::DeviceTimes);
+    EXPECT_EQ(c.recs[1].s0, payload) << "a DeviceTimes payload is not converted";
+}
+
+// reserve()/commitReserved() write a payload in place: the same record as append() would
+// make, across chunk rotations and for payloads larger than a chunk.
+TEST_P(RecorderModeTest, ReservedPayloadsRoundTrip) {
+    TempDir dir;
+    Recorder rec(options(GetParam(), dir.path(), 4096));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    std::vector<std::string> payloads;
+    for (size_t i = 0; i < 300; ++i) {
+        const size_t words = i == 150 ? 1024 : 1 + i % 40;  // one payload of 8 KB
+        std::string p(words * 8, '\0');
+        for (size_t b = 0; b < p.size(); ++b) p[b] = static_cast<char>('a' + (i + b) % 26);
+        unsigned char* out = rec.reserve(log, RecordKind::ApiCall, rec.now(), p.size());
+        ASSERT_NE(out, nullptr) << i;
+        std::memcpy(out, p.data(), p.size());
+        rec.commitReserved(log, p.size());
+        payloads.push_back(std::move(p));
+    }
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    ASSERT_EQ(c.recs.size(), payloads.size());
+    for (size_t i = 0; i < payloads.size(); ++i) {
+        EXPECT_EQ(c.recs[i].kind, RecordKind::ApiCall);
+        // The first word is the end time, converted by the writer; the rest is untouched.
+        ASSERT_EQ(c.recs[i].s0.size(), payloads[i].size()) << i;
+        EXPECT_EQ(c.recs[i].s0.substr(8), payloads[i].substr(8)) << i;
+        EXPECT_TRUE(c.recs[i].s1.empty() && c.recs[i].s2.empty());
+    }
+}
+
+TEST_P(RecorderModeTest, EmptyRecorderDeliversNothing) {
+    TempDir dir;
+    Recorder rec(options(GetParam(), dir.path()));
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    EXPECT_TRUE(c.groups.empty());
+    EXPECT_TRUE(c.recs.empty());
+}
+
+TEST_P(RecorderModeTest, AppendAfterStopFails) {
+    TempDir dir;
+    Recorder rec(options(GetParam(), dir.path(), 4096));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "before"));
+    std::string error;
+    ASSERT_TRUE(rec.stop(error)) << error;
+    // The current chunk may still take a few records, but not a chunk's worth.
+    bool failed = false;
+    for (int i = 0; i < 1000 && !failed; ++i) {
+        failed = !rec.append(log, RecordKind::MarkerBegin, rec.now(), "after stop, padding...");
+    }
+    EXPECT_TRUE(failed);
+    Collector c;
+    ASSERT_TRUE(rec.collect(c, error)) << error;
+    c.expectWellFramed();
+    ASSERT_FALSE(c.recs.empty());
+    EXPECT_EQ(c.recs[0].s0, "before");
+    for (size_t i = 1; i < c.recs.size(); ++i) {
+        EXPECT_EQ(c.recs[i].s0, "after stop, padding...");
+    }
+}
+
+}  // namespace
+}  // namespace perfmarker::record
