@@ -40,7 +40,7 @@ GROUP_ALIASES = {
     "cl_version": [],  # bit counts and masks, no names to print
 }
 
-# Error codes of vendor extensions the original trace prints by name (spec §2.2).
+# Error codes of vendor extensions the original trace prints by name (docs/format.md#return-values).
 EXTRA = [
     ("cl_error", "CL_PLATFORM_NOT_FOUND_KHR", -1001),
     ("cl_error", "CL_DEVICE_PARTITION_FAILED_EXT", -1057),

@@ -15,7 +15,7 @@
 
 namespace perfmarker::markers {
 
-// Return codes: 0..-8 are the same numbers in both APIs (spec §10).
+// Return codes: 0..-8 are the same numbers in both APIs (docs/session.md#return-codes).
 enum Code : int {
     kSuccess = 0,
     kUninitialized = -1,

@@ -20,8 +20,8 @@ constexpr AgentLibrary kAgents[] = {
     {AMDT_PERF_COUNTER_PROFILING, "libRCPHSAProfileAgent.so"},
 };
 
-// Entry points of an agent (spec §7.4), plus our agents' state query, which lets the warning
-// codes reflect pauses the agent did itself (start disabled, delay, duration).
+// Entry points of an agent (docs/session.md#pause-and-resume), plus our agents' state query, which
+// lets the warning codes reflect pauses the agent did itself (start disabled, delay, duration).
 constexpr const char* kPauseSymbol = "amdtCodeXLStopProfiling";
 constexpr const char* kResumeSymbol = "amdtCodeXLResumeProfiling";
 constexpr const char* kIsPausedSymbol = "perfmarkerAgentIsPaused";

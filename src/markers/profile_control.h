@@ -1,5 +1,5 @@
 // amdtStopProfiling/amdtResumeProfiling: find the tracing agents loaded in this process and
-// call their pause/resume entry points (spec §6.3, §7.4).
+// call their pause/resume entry points (docs/session.md#pause-and-resume).
 #pragma once
 
 namespace perfmarker::markers {

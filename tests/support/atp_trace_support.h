@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 
 // ---- fake API catalogue ----------------------------------------------------------------------
 
-// Ids of the fake catalogue (CL_FUNC_TYPE values of the spec where it has them).
+// Ids of the fake catalogue (the CL_FUNC_TYPE values of docs/format.md#opencl-api-ids where
+// it has them).
 inline constexpr uint32_t kBuildProgram = 31;
 inline constexpr uint32_t kGetEventInfo = 43;
 inline constexpr uint32_t kFinish = 51;

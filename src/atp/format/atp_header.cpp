@@ -1,4 +1,4 @@
-// Header lines and section markers of .atp files (spec §1.1, §1.2).
+// Header lines and section markers of .atp files (docs/format.md#sections, docs/format.md#header).
 #include "atp/format/atp_header.h"
 
 #include <sys/utsname.h>

@@ -1,5 +1,5 @@
-// The frame of an .atp file (spec §1): the header lines and the section marker lines, written
-// and recognised in this one place.
+// The frame of an .atp file (docs/format.md#layout): the header lines and the section marker lines,
+// written and recognised in this one place.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +35,9 @@ std::string_view profilerVersion();
 // "<sysname> Build <release>" from uname(2), e.g. "Linux Build 6.1.0-13-amd64".
 std::string osVersionString();
 
-// The header lines of spec §1.2 in their order, then our ClockDomain= and ProcessId= lines, then the OpenCL
-// part's CLExcludedAPIs= line; every line ends in '\n'. Line breaks inside values become
-// spaces: a value must stay on its line.
+// The header lines of docs/format.md#header in their order, then our ClockDomain= and ProcessId=
+// lines, then the OpenCL part's CLExcludedAPIs= line; every line ends in '\n'. Line breaks inside
+// values become spaces: a value must stay on its line.
 std::string formatAtpHeader(const AtpHeader& header);
 
 // ---- sections ------------------------------------------------------------------------------
@@ -61,8 +61,8 @@ std::string_view sectionName(SectionKind kind);
 std::string sectionLine(SectionKind kind);
 
 // The kind of a section name (the text between the fences), accepting the legacy spellings of
-// spec §1.1: a leading "AMD " and "CodeXL ", "OpenCL Perfmarker Output", and the APP Profiler's
-// "APP Profiler Trace Output" / "APP Profiler Timestamp Output".
+// docs/format.md#sections: a leading "AMD " and "CodeXL ", "OpenCL Perfmarker Output", and the APP
+// Profiler's "APP Profiler Trace Output" / "APP Profiler Timestamp Output".
 SectionKind sectionKindOf(std::string_view name);
 
 // True when `line` (trimmed) is a section marker "=====<name>=====" with a non-empty name;

@@ -1,4 +1,5 @@
-// Writer and reader of Perfmarker marker lines (spec §6.2, conventions of §0 and §1.1).
+// Writer and reader of Perfmarker marker lines (docs/format.md#perfmarker-section,
+// docs/format.md#conventions and docs/format.md#sections).
 #include "atp/format/perfmarker_section.h"
 
 #include <algorithm>

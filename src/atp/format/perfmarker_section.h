@@ -1,5 +1,5 @@
-// The Perfmarker section of an .atp file (spec §6.2) and the standalone .clperfmarker /
-// .amdtperfmarker files: the one writer and the one reader of marker lines.
+// The Perfmarker section of an .atp file (docs/format.md#perfmarker-section) and the standalone
+// .clperfmarker / .amdtperfmarker files: the one writer and the one reader of marker lines.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +23,10 @@ enum class MarkerKind : uint8_t { Begin = 1, End = 2, EndEx = 3 };
 // (< 0x20, 0x7f) -> &#N;, the empty string -> &empty;. Other bytes (UTF-8 or not) pass as is.
 void appendEscapedToken(std::string& out, std::string_view raw);
 
-// Appends one marker line (ending in '\n') in the layout of spec §6.2, with escaped name and
-// group (also for EndEx, fixing the original quirk). An empty group means "Default". A non-empty
-// user string is appended as one more token `user=<escaped>` (our extension; see docs/format.md).
-// For End only `timestampNs` is used.
+// Appends one marker line (ending in '\n') in the layout of docs/format.md#perfmarker-section, with
+// escaped name and group (also for EndEx, fixing the original quirk). An empty group means
+// "Default". A non-empty user string is appended as one more token `user=<escaped>` (our extension;
+// see docs/format.md). For End only `timestampNs` is used.
 void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
                       std::string_view name = {}, std::string_view group = {},
                       std::string_view userString = {});
@@ -61,8 +61,8 @@ public:
     virtual void onWarning(uint64_t line, const std::string& message) { (void)line; (void)message; }
 };
 
-// True for "=====Perfmarker Output=====" and the legacy spellings of spec §1.1 (also with a
-// leading "AMD ").
+// True for "=====Perfmarker Output=====" and the legacy spellings of docs/format.md#sections (also
+// with a leading "AMD ").
 bool isPerfmarkerSectionLine(std::string_view line);
 
 // Line-by-line parser of the body of a Perfmarker section (the lines after the section line).

@@ -1,5 +1,6 @@
-// OpenCL timestamp lines (spec §3.1). Fields are left-aligned and padded on the right; a value
-// longer than its width runs into the next field, so readers split on whitespace.
+// OpenCL timestamp lines (docs/format.md#timestamp-lines). Fields are left-aligned and padded on
+// the right; a value longer than its width runs into the next field, so readers split on
+// whitespace.
 #include "atp/format/timestamp_fields.h"
 
 #include <algorithm>
@@ -10,7 +11,7 @@ namespace {
 
 constexpr std::string_view kSpaces = "                                             ";  // 45
 
-// Widths of spec §3.1.
+// Widths of docs/format.md#timestamp-lines.
 constexpr size_t kApiTypeWidth = 5;
 constexpr size_t kApiNameWidth = 45;
 constexpr size_t kTimeWidth = 21;

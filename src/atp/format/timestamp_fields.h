@@ -1,4 +1,4 @@
-// OpenCL timestamp lines (spec §3.1): the one writer and the one field reader.
+// OpenCL timestamp lines (docs/format.md#timestamp-lines): the one writer and the one field reader.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 namespace perfmarker::atp {
 
-// cl_command_type values the line layout depends on (spec §3.4).
+// cl_command_type values the line layout depends on (docs/format.md#command-types).
 inline constexpr uint32_t kClCommandNdrangeKernel = 0x11F0;
 inline constexpr uint32_t kClCommandTask = 0x11F1;
 inline constexpr uint32_t kClCommandNativeKernel = 0x11F2;
@@ -21,7 +21,7 @@ bool oclCommandHasDataSize(uint32_t commandType);
 struct OclTimestampLine {
     enum class Tail : uint8_t { None, Kernel, NativeKernel, DataSize };
 
-    int apiType = 0;  // CL_FUNC_TYPE id (spec Appendix A)
+    int apiType = 0;  // CL_FUNC_TYPE id (docs/format.md#opencl-api-ids)
     std::string apiName;
     uint64_t start = 0;  // CPU ns (CLOCK_MONOTONIC)
     uint64_t end = 0;
@@ -47,11 +47,12 @@ struct OclTimestampLine {
     uint64_t dataSize = 0;     // DataSize
 };
 
-// Appends the line with the widths of spec §3.1 and a final '\n' (kernel lines end with the 8
-// spaces of the agent-written variant).
+// Appends the line with the widths of docs/format.md#timestamp-lines and a final '\n' (kernel lines
+// end with the 8 spaces of the agent-written variant).
 void appendOclTimestampLine(std::string& out, const OclTimestampLine& line);
 
-// Splits a line on whitespace (spaces, tabs, CR), as every reader must (spec §0).
+// Splits a line on whitespace (spaces, tabs, CR), as every reader must
+// (docs/format.md#conventions).
 void splitFields(std::string_view line, std::vector<std::string_view>& fields);
 
 // Reads the fields of one timestamp line. False with `error` ("expected ..., got ...") when a

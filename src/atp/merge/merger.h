@@ -1,6 +1,6 @@
-// The merge step: one process's fragments and marker files -> "<base>.atp" (spec §5.4, §6.4).
-// Used by the launcher after the application exits (or crashed), by the agent at exit, and by
-// recovery tools.
+// The merge step: one process's fragments and marker files -> "<base>.atp"
+// (docs/opencl-trace.md#the-merge-step). Used by the launcher after the application exits (or
+// crashed), by the agent at exit, and by recovery tools.
 #pragma once
 
 #include <cstdint>
@@ -48,9 +48,10 @@ struct MergeResult {
 // Merges process `pid`: its OpenCL fragments `<pid>_*.ocl.frag` in `tempDir` (threads in
 // (tid, serial) order; fragments with the same tid form one thread block), and per marker
 // library its fragments `<pid>_*.clperfmarker.frag` / `.amdtperfmarker.frag` or, when it has
-// none, the finished `<base>.clperfmarker` / `<base>.amdtperfmarker` (spec §6.4). `<base>` is
-// `outputBase` with ___PID___ replaced by `pid`. Writes `<base>.atp`: the header, the OpenCL API
-// Trace and Timestamp sections, the Perfmarker section (each only when it has content).
+// none, the finished `<base>.clperfmarker` / `<base>.amdtperfmarker`
+// (docs/opencl-trace.md#the-merge-step). `<base>` is `outputBase` with ___PID___ replaced by `pid`.
+// Writes `<base>.atp`: the header, the OpenCL API Trace and Timestamp sections, the Perfmarker
+// section (each only when it has content).
 //
 // Returns false with `error` (naming the path and the reason) when the .atp cannot be written;
 // the inputs are then left untouched. Unreadable or truncated inputs are notes, not errors: a

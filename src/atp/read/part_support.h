@@ -1,6 +1,7 @@
 // Pieces the parts of the streaming reader share (trace_parser.h): text helpers, messages in
-// the "<file>:<line>: expected ..., got '...'" form, the thread-block state machine of spec §1.3
-// and the reader of the first of two paired sections. Internal to src/atp.
+// the "<file>:<line>: expected ..., got '...'" form, the thread-block state machine of
+// docs/format.md#thread-blocks and the reader of the first of two paired sections. Internal to
+// src/atp.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,7 @@ std::string atLine(const SectionContext& context, uint64_t line, std::string_vie
 // Sends "<file>:<line>: <message>" to every listener's onWarning().
 void warn(const SectionContext& context, uint64_t line, std::string_view message);
 
-// The thread blocks of spec §1.3: "<tid>", "<count>", then count entry lines.
+// The thread blocks of docs/format.md#thread-blocks: "<tid>", "<count>", then count entry lines.
 class ThreadBlocks {
 public:
     enum class Step { Tid, Count, Entry };

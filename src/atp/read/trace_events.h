@@ -1,4 +1,4 @@
-// The typed records the .atp reader announces (spec §1-4, §6): what one line, or one pair of
+// The typed records the .atp reader announces (docs/format.md): what one line, or one pair of
 // paired lines, of a trace means. Every consumer of traces (summaries, exporters, the report)
 // works on these and never on text. String views point into the reader's buffers and are valid
 // only during the listener call; copy what you keep.
@@ -19,8 +19,8 @@ struct SourceLocation {
     uint64_t line = 0;
 };
 
-// The device part of an OpenCL enqueue's timestamp line (spec §3.1, fields 5-15 and the
-// command-type specific tail). Present only when the enqueue succeeded.
+// The device part of an OpenCL enqueue's timestamp line (docs/format.md#timestamp-lines, fields
+// 5-15 and the command-type specific tail). Present only when the enqueue succeeded.
 struct OclCommand {
     uint32_t commandType = 0;         // cl_command_type, e.g. 4592
     std::string_view commandName;     // "CL_COMMAND_NDRANGE_KERNEL" (as written)
@@ -46,7 +46,8 @@ struct OclCommand {
     uint64_t dataSize = 0;
 };
 
-// One OpenCL API call: the API-trace line joined with its timestamp line (spec §2, §3).
+// One OpenCL API call: the API-trace line joined with its timestamp line
+// (docs/format.md#api-trace-lines, docs/format.md#timestamp-lines).
 struct OclApiCall {
     uint64_t tid = 0;
     uint64_t index = 0;                   // 0-based position in the thread's block
@@ -55,7 +56,8 @@ struct OclApiCall {
     std::string_view returnValue;         // "CL_SUCCESS", "0x1234", "" when none
     std::vector<std::string_view> params; // split on ';' outside quotes and brackets
     std::string_view comment;             // text inside /* */, "" when none
-    uint32_t consecutiveCalls = 1;        // > 1 for collapsed clGetEventInfo (spec §3.5)
+    // > 1 for collapsed clGetEventInfo (docs/format.md#collapsed-calls)
+    uint32_t consecutiveCalls = 1;
     uint64_t start = 0;                   // ns, host clock
     uint64_t end = 0;
     bool hasCommand = false;              // the timestamp line carries device fields
@@ -64,11 +66,12 @@ struct OclApiCall {
     SourceLocation timestampLine;         // the line in the Timestamp section
 };
 
-// One HSA API call: API-trace line joined with its timestamp line (spec §4.1, §4.2).
+// One HSA API call: API-trace line joined with its timestamp line (docs/format.md#hsa-api-trace,
+// docs/format.md#hsa-timestamp-lines).
 struct HsaApiCall {
     uint64_t tid = 0;
     uint64_t index = 0;
-    int apiType = 0;                       // HSA_API_Type id (Appendix B)
+    int apiType = 0;                       // HSA_API_Type id (docs/format.md#hsa-api-ids)
     std::string_view name;                 // "hsa_queue_create"
     std::string_view returnValue;          // "" for void APIs
     std::vector<std::string_view> params;  // "name=value" items
@@ -81,7 +84,7 @@ struct HsaApiCall {
     SourceLocation timestampLine;
 };
 
-// One line of the HSA Kernel Timestamp section (spec §4.4).
+// One line of the HSA Kernel Timestamp section (docs/format.md#kernel-dispatches).
 struct HsaKernelDispatch {
     std::string kernelName;        // unescaped (&nbsp; -> ' ', &comma; -> ',')
     std::string_view kernelHandle; // "0x7F8C3A2B1C00"
@@ -97,7 +100,7 @@ struct HsaKernelDispatch {
     SourceLocation line;
 };
 
-// One marker line of the Perfmarker section (spec §6.2).
+// One marker line of the Perfmarker section (docs/format.md#perfmarker-section).
 struct MarkerEvent {
     uint64_t tid = 0;
     const Marker* marker = nullptr;  // kind, timestamp, name, group, user string, line
@@ -106,7 +109,7 @@ struct MarkerEvent {
 
 enum class ApiFamily : uint8_t { Ocl, Hsa };
 
-// One line of a Stack Trace section (spec §1.4).
+// One line of a Stack Trace section (docs/format.md#stack-trace-lines).
 struct StackEntry {
     ApiFamily family = ApiFamily::Ocl;
     uint64_t tid = 0;

@@ -122,7 +122,8 @@ bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agen
         if (i > 0) line += ';';
         line += api->params[i].name + "=" + parameter(api->params[i], i, call, agents);
     }
-    line += " )";  // "name (  )" for an API without parameters, as spec §4.1 shows
+    // "name (  )" for an API without parameters, as docs/format.md#hsa-api-trace shows
+    line += " )";
     return true;
 }
 

@@ -26,7 +26,7 @@ using HsaAgentNames = std::unordered_map<uint64_t, std::string>;
 bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
                       std::string& line, std::string& error);
 
-// The HTML-escaped token of spec §0 (space, comma, &, #, <, >, @).
+// The HTML-escaped token of docs/format.md#conventions (space, comma, &, #, <, >, @).
 std::string hsaEscapeName(std::string_view raw);
 
 // "0x" + hex, lower case, as a pointer streams on Linux; "NULL" for 0.

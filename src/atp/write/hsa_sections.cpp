@@ -51,7 +51,8 @@ uint32_t deviceRecordType(std::string_view bytes) {
     return type;
 }
 
-// The packet contents of field 11 (spec §4.4), from the AQL kernel dispatch packet layout.
+// The packet contents of field 11 (docs/format.md#kernel-dispatches), from the AQL kernel dispatch
+// packet layout.
 std::string packetContents(const unsigned char* p) {
     const auto u16 = [p](size_t at) { uint16_t v; std::memcpy(&v, p + at, 2); return std::to_string(v); };
     const auto u32 = [p](size_t at) { uint32_t v; std::memcpy(&v, p + at, 4); return std::to_string(v); };

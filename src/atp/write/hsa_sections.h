@@ -1,6 +1,6 @@
-// The HSA part of an .atp file (spec §4) built from the HSA agent's binary records: the API
-// Trace and Timestamp sections (same threads, same order, same counts) and the Kernel
-// Timestamp section. Device times (HSA system clock domain) are converted into the trace
+// The HSA part of an .atp file (docs/format.md#hsa-sections) built from the HSA agent's binary
+// records: the API Trace and Timestamp sections (same threads, same order, same counts) and the
+// Kernel Timestamp section. Device times (HSA system clock domain) are converted into the trace
 // clock here, from the agent's calibration records (docs/hsa-trace.md, "One clock").
 #pragma once
 
@@ -14,7 +14,7 @@
 namespace perfmarker::atp {
 
 struct HsaTraceOptions {
-    bool demangleKernelNames = true;  // spec §4.4 field 1
+    bool demangleKernelNames = true;  // docs/format.md#kernel-dispatches, field 1
     uint64_t maxApiCalls = 1000000;   // lines per process; the earliest ones are kept
 };
 

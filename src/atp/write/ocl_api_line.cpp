@@ -16,7 +16,8 @@ using record::CaptureEncoding;
 
 constexpr int32_t kSuccess = 0;
 
-// Command types the Khronos headers do not group with cl_command_type (spec §3.4).
+// Command types the Khronos headers do not group with cl_command_type
+// (docs/format.md#command-types).
 constexpr std::pair<uint32_t, const char*> kExtraCommandTypes[] = {
     {0x200D, "CL_COMMAND_GL_FENCE_SYNC_OBJECT_KHR"},
     {0x4017, "CL_COMMAND_ACQUIRE_D3D10_OBJECTS_KHR"},
@@ -85,7 +86,7 @@ std::string flagsString(std::string_view group, uint64_t value) {
 
 std::string boolString(uint64_t v) { return v == 1 ? "CL_TRUE" : v == 0 ? "CL_FALSE" : decimal(v); }
 
-// Escapes a returned string (spec §2.3: newline, CR, tab and quote).
+// Escapes a returned string (docs/format.md#parameters: newline, CR, tab and quote).
 std::string quoted(std::string_view s, size_t limit) {
     const size_t nul = s.find('\0');
     if (nul != std::string_view::npos) s = s.substr(0, nul);
@@ -335,7 +336,7 @@ std::string LineBuilder::imageDesc(std::string_view bytes) const {
 }
 
 // clSetKernelArg: a pointer-sized argument is shown by value (its low 32 bits, as the original
-// read it, spec §11.5); anything else as the pointer.
+// read it, docs/format.md#parameters); anything else as the pointer.
 std::string LineBuilder::kernelArg(size_t i, std::string_view bytes, bool present) const {
     if (!present || !succeeded()) return oclHandleString(m_call.arg(i));
     const auto low = static_cast<uint32_t>(scalarOf(bytes));

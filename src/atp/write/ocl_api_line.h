@@ -1,6 +1,6 @@
-// OpenCL API-trace text (spec §2) from the agent's raw ApiCall records, and the per-enqueue
-// fields of the timestamp lines (§3.1). Reads the captures with the rules of ocl_api.h; calls
-// no OpenCL runtime and needs no OpenCL header.
+// OpenCL API-trace text (docs/format.md#api-trace-lines) from the agent's raw ApiCall records, and
+// the per-enqueue fields of the timestamp lines (docs/format.md#timestamp-lines). Reads the
+// captures with the rules of ocl_api.h; calls no OpenCL runtime and needs no OpenCL header.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,8 @@ bool formatOclApiLine(const record::ApiCallView& call, std::string& line, std::s
 bool formatOclApiLine(std::string_view payload, std::string& line, std::string& error,
                       const OclLineOptions& options = {});
 
-// What a timestamp line of an enqueue API needs besides the times (spec §3.1 fields 11-).
+// What a timestamp line of an enqueue API needs besides the times (docs/format.md#timestamp-lines,
+// fields 11 on).
 struct OclEnqueueFields {
     uint64_t queue = 0;        // the command queue argument
     uint64_t kernel = 0;       // kernel handle (NDRange, Task) or user function (Native)
@@ -48,14 +49,14 @@ bool oclIsEnqueueApi(int funcTypeId);
 // Name of a dispatch slot's API (the agent's ApiCallHead::slot); empty when none.
 std::string oclSlotName(unsigned slot);
 
-// `CL_COMMAND_...` for a cl_command_type, decimal when unknown (spec §3.4).
+// `CL_COMMAND_...` for a cl_command_type, decimal when unknown (docs/format.md#command-types).
 std::string oclCommandTypeName(uint32_t commandType);
 
-// `CL_SUCCESS`, `CL_INVALID_VALUE`, ... decimal when unknown (spec §2.2).
+// `CL_SUCCESS`, `CL_INVALID_VALUE`, ... decimal when unknown (docs/format.md#return-values).
 std::string oclErrorName(int32_t code);
 
-// The spec §0 ToHexString of a pointer-sized value on Linux: `NULL` for 0, else lowercase hex
-// with a 0x prefix.
+// The handle form (docs/format.md#conventions) of a pointer-sized value on Linux: `NULL` for 0,
+// else lowercase hex with a 0x prefix.
 std::string oclHandleString(uint64_t value);
 
 }  // namespace perfmarker::atp

@@ -144,7 +144,7 @@ struct Line {
 
 // clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret):
 // the same query when the event, the name, the size, the first 4 bytes of the value and the
-// returned size match (spec §3.5; the return code is not compared).
+// returned size match (docs/format.md#collapsed-calls; the return code is not compared).
 bool sameEventQuery(const ApiCallView& a, const ApiCallView& b) {
     for (size_t i = 0; i < 3; ++i) {
         if (a.arg(i) != b.arg(i)) return false;

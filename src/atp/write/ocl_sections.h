@@ -1,4 +1,4 @@
-// The OpenCL part of an .atp file (spec §1.3, §2, §3) built from the agent's binary records:
+// The OpenCL part of an .atp file (docs/format.md) built from the agent's binary records:
 // the API-trace and timestamp sections with the same threads, in the same order, with the
 // same line counts. Device times are converted into the host clock here (docs/opencl-trace.md).
 #pragma once
@@ -48,7 +48,7 @@ public:
 const OclFormatter& defaultOclFormatter();
 
 struct OclTraceOptions {
-    bool collapseEventInfo = true;   // spec §3.5
+    bool collapseEventInfo = true;   // docs/format.md#collapsed-calls
     uint64_t maxApiCalls = 1000000;  // lines per process; the earliest ones are kept
 };
 

@@ -3,8 +3,8 @@
  *
  * Built as libCLTraceAgent.so (SONAME libCLTraceAgent.so) so that amdtStopProfiling() /
  * amdtResumeProfiling() find it with dlopen(RTLD_NOLOAD) once a test has loaded it by path.
- * It exports the agent entry points (spec §7.4), the state query of our agents, and counters
- * that let a test check which calls really reached the agent.
+ * It exports the agent entry points (docs/session.md#pause-and-resume), the state query of our
+ * agents, and counters that let a test check which calls really reached the agent.
  */
 #if defined(__GNUC__)
 #define TEST_AGENT_EXPORT __attribute__((visibility("default")))

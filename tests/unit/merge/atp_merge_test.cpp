@@ -172,7 +172,7 @@ TEST(Merge, MarkersFromTheFinishedFilesOfBothLibraries) {
     ASSERT_TRUE(m.ok) << m.error;
     ASSERT_TRUE(m.result.written);
     EXPECT_THAT(m.doc.sections, ElementsAre(SectionKind::Perfmarker));
-    ASSERT_EQ(m.doc.markers.threads.size(), 2u);  // the legacy file's, then the spec example's
+    ASSERT_EQ(m.doc.markers.threads.size(), 2u);  // the legacy file's, then the documented example's
     EXPECT_EQ(m.doc.markers.threads[0].tid, 42u);
     EXPECT_EQ(m.doc.markers.threads.back().tid, 4711u);
     EXPECT_EQ(m.doc.markers.threads.back().markers.size(), 4u);

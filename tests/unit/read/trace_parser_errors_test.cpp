@@ -244,7 +244,8 @@ TEST(TraceParserLeniency, TimestampSectionWithoutApiSection) {
 }
 
 TEST(TraceParserLeniency, KernelNameMissing) {
-    // Spec §11.2: an unknown kernel name is an empty token; the sizes are found from the end.
+    // docs/format.md#leniencies: an unknown kernel name is an empty token; the sizes are found from
+    // the end.
     const std::string line =
         "66 clEnqueueNDRangeKernel 1 2 4592 CL_COMMAND_NDRANGE_KERNEL 1 2 3 4 0 0x1 0 0x2 gfx900 "
         "0x21ff890       {64}     {NULL}        \n";

@@ -1,6 +1,6 @@
-// The OpenCL API-trace formatter: the illustrative lines of spec §2.6, byte for byte, from
-// payloads built the way the agent writes them, the per-enqueue timestamp fields, the catalogue
-// rules the agent captures by, and malformed payloads (an error, never a crash).
+// The OpenCL API-trace formatter: the example lines of docs/format.md#api-line-examples, byte for
+// byte, from payloads built the way the agent writes them, the per-enqueue timestamp fields, the
+// catalogue rules the agent captures by, and malformed payloads (an error, never a crash).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -80,7 +80,7 @@ constexpr uint64_t kKernel = 0x21ff890;
 constexpr uint64_t kEvent = 0x2233aa0;
 constexpr uint64_t kPtr = 0x7ffd5a3c0000;  // any non-null application pointer
 
-TEST(OclFormat, SpecIllustrativeLinesPlatformAndDevice) {
+TEST(OclFormat, DocumentedExampleLinesPlatformAndDevice) {
     EXPECT_EQ(line(Payload("clGetPlatformIDs", kSuccess, {0, 0, kPtr}).scalar(2, 1)),
               "CL_SUCCESS = clGetPlatformIDs ( 0;NULL;[1] )");
     EXPECT_EQ(
@@ -96,9 +96,10 @@ TEST(OclFormat, SpecIllustrativeLinesPlatformAndDevice) {
               "CL_SUCCESS = clGetDeviceInfo ( 0x1f3a6b0;CL_DEVICE_NAME;64;[\"gfx900\"];[7] )");
 }
 
-TEST(OclFormat, SpecIllustrativeLinesObjects) {
-    // The spec's constructed line prints a platform 0x7f1c475721c0 in decimal (not the
-    // 0x7f1c44a5e1c0 of its other lines); property values are decimal.
+TEST(OclFormat, DocumentedExampleLinesObjects) {
+    // The documented example line (docs/format.md#api-line-examples) prints a platform
+    // 0x7f1c475721c0 in decimal (not the 0x7f1c44a5e1c0 of its other lines); property values
+    // are decimal.
     EXPECT_EQ(line(Payload("clCreateContext", kContext, {kPtr, 1, kPtr, 0, 0, kPtr})
                        .array<uint64_t>(0, {0x1084, 0x7f1c475721c0, 0})
                        .array<uint64_t>(2, {kDevice})
@@ -123,7 +124,7 @@ TEST(OclFormat, SpecIllustrativeLinesObjects) {
               "CL_SUCCESS = clSetKernelArg ( 0x21ff890;0;8;[0x2101E80] )");
 }
 
-TEST(OclFormat, SpecIllustrativeLinesEnqueues) {
+TEST(OclFormat, DocumentedExampleLinesEnqueues) {
     EXPECT_EQ(line(Payload("clEnqueueNDRangeKernel", kSuccess,
                            {kQueue, kKernel, 1, 0, kPtr, kPtr, 0, 0, kPtr})
                        .array<uint64_t>(4, {1048576})

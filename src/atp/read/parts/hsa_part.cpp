@@ -1,6 +1,7 @@
 // The HSA part of the streaming reader: "hsa API Trace Output" joined with "hsa Timestamp
-// Output" into HsaApiCall records (spec §4.1, §4.2), and the "hsa Kernel Timestamp Output"
-// section into HsaKernelDispatch records (spec §4.4).
+// Output" into HsaApiCall records (docs/format.md#hsa-api-trace,
+// docs/format.md#hsa-timestamp-lines), and the "hsa Kernel Timestamp Output" section into
+// HsaKernelDispatch records (docs/format.md#kernel-dispatches).
 #include "atp/format/timestamp_fields.h"
 #include "atp/read/parts/joined_sections.h"
 
@@ -120,7 +121,7 @@ private:
 
     // The name is padded to 45 columns with setw, which never truncates: a longer name (e.g.
     // hsa_amd_profiling_convert_tick_to_system_domain) runs straight into the start time
-    // (spec, "Column padding"). The API line tells which name to expect, so split it off.
+    // (docs/format.md#conventions). The API line tells which name to expect, so split it off.
     void splitRunTogetherName() {
         if (m_fields.size() != kBaseFields - 1 && m_fields.size() != kCopyFields - 1) return;
         const std::string_view name = m_call.name;
@@ -151,7 +152,8 @@ private:
         d.packetType = n > 8 ? m_fields[8] : std::string_view();
         if (d.packetType.substr(0, kPacketTypePrefix.size()) == kPacketTypePrefix &&
             d.packetType != kKernelDispatch) {
-            return true;  // barrier and agent packets: not dispatches (spec §4.4)
+            // barrier and agent packets: not dispatches (docs/format.md#kernel-dispatches)
+            return true;
         }
         if (!number(2, "the start time", d.start, context, error) ||
             !number(3, "the end time", d.end, context, error) ||

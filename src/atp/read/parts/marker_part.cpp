@@ -1,6 +1,6 @@
-// The Perfmarker part of the streaming reader (spec §6.2): the one marker-line parser
-// (PerfmarkerSectionParser) with its records passed on as MarkerEvent. Also reads standalone
-// .clperfmarker / .amdtperfmarker files, which start with the section line.
+// The Perfmarker part of the streaming reader (docs/format.md#perfmarker-section): the one
+// marker-line parser (PerfmarkerSectionParser) with its records passed on as MarkerEvent. Also
+// reads standalone .clperfmarker / .amdtperfmarker files, which start with the section line.
 #include "atp/read/part_support.h"
 
 namespace perfmarker::atp::detail {

@@ -1,6 +1,7 @@
 // The OpenCL part of the streaming reader: "ocl API Trace Output" joined with
-// "ocl Timestamp Output" into OclApiCall records (spec §2, §3). Timestamp lines are split on
-// whitespace, never on columns (spec §0).
+// "ocl Timestamp Output" into OclApiCall records (docs/format.md#api-trace-lines,
+// docs/format.md#timestamp-lines). Timestamp lines are split on whitespace, never on columns
+// (docs/format.md#conventions).
 #include "api/ocl_api.h"
 #include "atp/format/timestamp_fields.h"
 #include "atp/read/parts/joined_sections.h"
@@ -134,7 +135,7 @@ private:
         return readTail(context, error);
     }
 
-    // Fields 16 and on, chosen by the command type (spec §3.1).
+    // Fields 16 and on, chosen by the command type (docs/format.md#timestamp-lines).
     bool readTail(SectionContext& context, std::string& error) {
         OclCommand& c = m_call.command;
         c.isKernel = false;
@@ -167,8 +168,8 @@ private:
         return number(kEnqueueFields, "the data size", c.dataSize, context, error);
     }
 
-    // Handle, name, global and local size. The name may be missing (an empty token, spec
-    // §11.2): the sizes are taken from the end, the name is what lies between.
+    // Handle, name, global and local size. The name may be missing (an empty token,
+    // docs/format.md#leniencies): the sizes are taken from the end, the name is what lies between.
     void readKernelTail() {
         OclCommand& c = m_call.command;
         c.isKernel = true;

@@ -1,5 +1,6 @@
 // The Stack Trace part of the streaming reader: "ocl Stack Trace Output" and "hsa Stack Trace
-// Output" (spec §1.4), thread blocks of TAB-separated lines in one of three forms:
+// Output" (docs/format.md#stack-trace-lines), thread blocks of TAB-separated lines in one of three
+// forms:
 //   <API>\t<symbol>\t<line>\t<file>    (the file may be empty)
 //   <API>\t<module-relative address>+0x<displacement>
 //   <API>
