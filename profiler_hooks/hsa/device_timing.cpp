@@ -140,7 +140,7 @@ void instrument(const QueueInfo* q, hsa_kernel_dispatch_packet_t& packet, uint64
 // hardware queue and may only be called from here.
 void onPackets(const void* packets, uint64_t count, uint64_t firstIndex, void* data,
                hsa_amd_queue_intercept_packet_writer writer) {
-    if (!isRecording()) {  // paused: no packet records (spec §7.4)
+    if (!isRecording()) {  // paused: no packet records (docs/session.md)
         writer(packets, count);
         return;
     }
@@ -213,8 +213,9 @@ hsa_status_t createQueue(unsigned slot, int apiTypeId, decltype(&hsa_queue_creat
     info.slot = slot;
     info.apiTypeId = apiTypeId;
     hsa_status_t st = isRecording()
-                          ? recordedCall(info, create, agent, size, type, callback, data,
-                                         privateSegmentSize, groupSegmentSize, queue)
+                          ? recordedCall<kSlot_hsa_queue_create>(info, create, agent, size, type,
+                                                                 callback, data, privateSegmentSize,
+                                                                 groupSegmentSize, queue)
                           : create(agent, size, type, callback, data, privateSegmentSize,
                                    groupSegmentSize, queue);
     if (intercept && st != HSA_STATUS_SUCCESS) {
@@ -255,8 +256,9 @@ hsa_status_t asyncCopy(unsigned slot, int apiTypeId, decltype(&hsa_amd_memory_as
         }
         delete p;
         info.enqueueId = 0;
-        return recordedCall(info, next, dst, dstAgent, src, srcAgent, size, numDepSignals,
-                            depSignals, completionSignal);
+        return recordedCall<kSlot_hsa_amd_memory_async_copy>(
+            info, next, dst, dstAgent, src, srcAgent, size, numDepSignals, depSignals,
+            completionSignal);
     }
     const uint64_t raw[] = {toRaw(dst), toRaw(dstAgent), toRaw(src), toRaw(srcAgent),
                             toRaw(size), toRaw(numDepSignals), toRaw(depSignals),
@@ -265,7 +267,7 @@ hsa_status_t asyncCopy(unsigned slot, int apiTypeId, decltype(&hsa_amd_memory_as
     const hsa_status_t st =
         next(dst, dstAgent, src, srcAgent, size, numDepSignals, depSignals, p->ours);
     info.succeeded = st == HSA_STATUS_SUCCESS;
-    recordApiCall(info, st, raw, 8);
+    recordApiCall<kSlot_hsa_amd_memory_async_copy>(info, st, raw, 8);
     if (st != HSA_STATUS_SUCCESS) {
         p->failed = true;  // nothing will signal ours: fire the handler so it cleans up
         PM_HSA_CALL(hsa_signal_store_screlease)(p->ours, initial - 1);

@@ -17,7 +17,7 @@ hsa_status_t createQueue(unsigned slot, int apiTypeId, decltype(&hsa_queue_creat
                          uint32_t privateSegmentSize, uint32_t groupSegmentSize,
                          hsa_queue_t** queue);
 
-// hsa_amd_memory_async_copy with its transfer times (spec §4.3).
+// hsa_amd_memory_async_copy with its transfer times (docs/hsa-trace.md).
 hsa_status_t asyncCopy(unsigned slot, int apiTypeId, decltype(&hsa_amd_memory_async_copy) next,
                        void* dst, hsa_agent_t dstAgent, const void* src, hsa_agent_t srcAgent,
                        size_t size, uint32_t numDepSignals, const hsa_signal_t* depSignals,

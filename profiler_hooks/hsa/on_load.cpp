@@ -1,9 +1,10 @@
-// The tools-library interface of the ROCm runtime (OnLoad / OnUnload) and the agent's runtime
-// control entry points (spec §4.5, §7.4).
+// The tools-library interface of the ROCm runtime (OnLoad / OnUnload, docs/hsa-trace.md); the
+// runtime control entry points are the shared ones (agent_exports.h).
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
+#include "agent_exports.h"
 #include "agent_state.h"
 #include "api/hsa_api.h"
 #include "device_timing.h"
@@ -46,7 +47,7 @@ bool onLoad(void* table, uint64_t failedToolCount, const char* const* failedTool
     if (!startSession()) return true;  // no session: stay loaded, change nothing
     reportFailedTools(failedToolCount, failedToolNames);
     if (!check.message.empty()) std::fprintf(stderr, "%s: %s\n", kPrefix, check.message.c_str());
-    if (!sessionConfig().apiFilterFile.empty()) applyApiFilter(sessionConfig().apiFilterFile);
+    applyApiFilter(hooks::sessionApiFilter());
     installWrappers(hsaTable, check);
     if (g_original[kSlot_hsa_amd_queue_intercept_create] == nullptr) {
         std::fprintf(stderr, "%s: the runtime offers no queue interception: kernel dispatches "
@@ -65,32 +66,19 @@ void onUnload() {
     waitForDeviceWork();
     recordCalibration();
     restoreOriginals();
-    flushRecords();
+    hooks::flushAgent();
 }
 
 }  // namespace perfmarker::hsatrace
 
 extern "C" {
 
-__attribute__((visibility("default"))) bool OnLoad(void* table, uint64_t runtimeVersion,
-                                                   uint64_t failedToolCount,
-                                                   const char* const* failedToolNames) {
+PERFMARKER_AGENT_EXPORT bool OnLoad(void* table, uint64_t runtimeVersion,
+                                    uint64_t failedToolCount, const char* const* failedToolNames) {
     (void)runtimeVersion;  // the table's own version fields are what we check
     return perfmarker::hsatrace::onLoad(table, failedToolCount, failedToolNames);
 }
 
-__attribute__((visibility("default"))) void OnUnload() { perfmarker::hsatrace::onUnload(); }
-
-__attribute__((visibility("default"))) void amdtCodeXLStopProfiling(void) {
-    perfmarker::hsatrace::g_paused.store(true, std::memory_order_relaxed);
-}
-
-__attribute__((visibility("default"))) void amdtCodeXLResumeProfiling(void) {
-    perfmarker::hsatrace::g_paused.store(false, std::memory_order_relaxed);
-}
-
-__attribute__((visibility("default"))) int perfmarkerAgentIsPaused(void) {
-    return perfmarker::hsatrace::g_paused.load(std::memory_order_relaxed) ? 1 : 0;
-}
+PERFMARKER_AGENT_EXPORT void OnUnload() { perfmarker::hsatrace::onUnload(); }
 
 }  // extern "C"

@@ -7,21 +7,10 @@
 #include <type_traits>
 
 #include "agent_state.h"
+#include "api_capture.h"
 #include "hsa_runtime.h"
 
 namespace perfmarker::hsatrace {
-
-// What one call hands to the record writer.
-struct CallInfo {
-    unsigned slot = 0;
-    int apiTypeId = -1;
-    uint64_t startTicks = 0;
-    uint64_t enqueueId = 0;  // async copies: matched with their transfer times at merge
-    bool succeeded = true;   // outputs are only read after a successful call
-};
-
-// Writes the record (captures per the slot's plan, see wrappers.cpp).
-void recordApiCall(const CallInfo& info, uint64_t result, const uint64_t* args, unsigned count);
 
 template <typename T>
 uint64_t toRaw(T v) {
@@ -47,18 +36,22 @@ bool isSuccess(R r) {
     }
 }
 
-// The generic recorded call (special cases build on it).
-template <typename R, typename... A>
+// The generic recorded call of slot `Slot` (special cases build on it).
+template <unsigned Slot, typename R, typename... A>
 R recordedCall(CallInfo& info, R (*next)(A...), A... a) {
+    static_assert(capture::ruleCount(Slot) == 0 ||
+                      capture::kRules[capture::firstRule(Slot) + capture::ruleCount(Slot) - 1].arg <
+                          sizeof...(A),
+                  "the capture plan does not match the prototype");
     const uint64_t raw[sizeof...(A) + 1] = {toRaw(a)...};
     info.startTicks = g_recorder->now();
     if constexpr (std::is_void_v<R>) {
         next(a...);
-        recordApiCall(info, 0, raw, sizeof...(A));
+        recordApiCall<Slot>(info, 0, raw, sizeof...(A));
     } else {
         const R r = next(a...);
         info.succeeded = isSuccess(r);
-        recordApiCall(info, toRaw(r), raw, sizeof...(A));
+        recordApiCall<Slot>(info, toRaw(r), raw, sizeof...(A));
         return r;
     }
 }

@@ -1,6 +1,7 @@
 // The wrapper of every slot, expanded from hsa_api_table.inc, and the table patching.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "hsa_runtime.h"
@@ -28,7 +29,7 @@ void restoreOriginals();
 // The wrapper function of a slot (for tests and the restore check).
 void* wrapperOf(unsigned slot);
 
-// Reads the API filter file (names of APIs that are not recorded).
-void applyApiFilter(const std::string& path);
+// The APIs of the session's filter (hooks::sessionApiFilter) are not recorded.
+void applyApiFilter(const std::set<std::string>& names);
 
 }  // namespace perfmarker::hsatrace

@@ -17,6 +17,7 @@
 
 #include "agent_state.h"
 #include "api/ocl_api.h"
+#include "capture_plan.h"
 #include "record/api_record.h"
 #include "record/recorder.h"
 
@@ -79,27 +80,11 @@ inline constexpr Rule kRules[] = {
          output != 0},
 #include "capture_plan.inc"
 };
-inline constexpr unsigned kRuleTotal = sizeof kRules / sizeof kRules[0];
+static_assert(hooks::isInSlotOrder(kRules),
+              "capture_plan.inc must list the slots in increasing order");
 
-// The rules of a slot are consecutive (the plan is in slot order).
-constexpr unsigned firstRule(unsigned slot) {
-    unsigned i = 0;
-    while (i < kRuleTotal && kRules[i].slot < slot) ++i;
-    return i;
-}
-constexpr unsigned ruleCount(unsigned slot) {
-    const unsigned first = firstRule(slot);
-    unsigned n = 0;
-    while (first + n < kRuleTotal && kRules[first + n].slot == slot) ++n;
-    return n;
-}
-constexpr bool planIsInSlotOrder() {
-    for (unsigned i = 1; i < kRuleTotal; ++i) {
-        if (kRules[i - 1].slot > kRules[i].slot) return false;
-    }
-    return true;
-}
-static_assert(planIsInSlotOrder(), "capture_plan.inc must list the slots in increasing order");
+constexpr unsigned firstRule(unsigned slot) { return hooks::firstRule(kRules, slot); }
+constexpr unsigned ruleCount(unsigned slot) { return hooks::ruleCount(kRules, slot); }
 
 // A pointee to copy: `bytes` bytes at `src`, or the `scalar` word.
 struct Piece {

@@ -24,6 +24,26 @@ enum SlotId : unsigned {
 #include "api/cl_api_table.inc"
 };
 
+// The special-case APIs: the only list of them. Each has its own code around the call into the
+// next layer (special_calls.h: forced profiling and its masking, queue reference counts, the
+// object records of contexts and kernels), which runs even when the call is not recorded, and
+// an API filter that names one leaves it intercepted, only not recorded (agent_state.cpp).
+inline constexpr SlotId kSpecialCaseSlots[] = {
+    kSlot_clCreateContext,          kSlot_clCreateContextFromType,
+    kSlot_clCreateCommandQueue,     kSlot_clCreateCommandQueueWithProperties,
+    kSlot_clCreateKernelsInProgram, kSlot_clCreateKernel,
+    kSlot_clReleaseContext,         kSlot_clRetainCommandQueue,
+    kSlot_clReleaseCommandQueue,    kSlot_clGetCommandQueueInfo,
+    kSlot_clSetCommandQueueProperty, kSlot_clGetEventProfilingInfo,
+    kSlot_clCloneKernel};
+
+constexpr bool hasSpecialCase(unsigned slot) {
+    for (SlotId s : kSpecialCaseSlots) {
+        if (s == slot) return true;
+    }
+    return false;
+}
+
 static_assert(kDispatchSlotCount * sizeof(void*) == sizeof(cl_icd_dispatch),
               "cl_api_table.inc does not match CL/cl_icd.h: run scripts/gen_cl_api_table.py");
 

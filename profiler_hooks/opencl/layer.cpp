@@ -52,7 +52,7 @@ using namespace perfmarker::cltrace;
 
 extern "C" {
 
-PERFMARKER_CLTRACE_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
+PERFMARKER_AGENT_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
                                                             size_t param_value_size,
                                                             void* param_value,
                                                             size_t* param_value_size_ret) {
@@ -74,7 +74,7 @@ PERFMARKER_CLTRACE_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_
 // that and answer with the size of ours. The loader takes min(ours, its own) slots from our
 // table, treats null slots as "use the next layer's", and the slots beyond ours from the next
 // layer directly.
-PERFMARKER_CLTRACE_EXPORT cl_int CL_API_CALL
+PERFMARKER_AGENT_EXPORT cl_int CL_API_CALL
 clInitLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch, cl_uint* num_entries_ret,
             const cl_icd_dispatch** layer_dispatch_ret) {
     if (target_dispatch == nullptr || num_entries == 0 || num_entries_ret == nullptr ||

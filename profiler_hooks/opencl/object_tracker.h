@@ -1,5 +1,5 @@
 // What the agent knows about the application's OpenCL objects, and the device times of its
-// commands (spec §3.1 fields 5-15, §3.2).
+// commands (docs/opencl-trace.md: "Enqueue events", "Per enqueue").
 //
 // * Queues: the profiling the application asked for (the agent forces
 //   CL_QUEUE_PROFILING_ENABLE on every queue and hides it again), its reference count as the

@@ -1,7 +1,8 @@
 // The APIs the agent does more for than pass through and record (hand-written; everything else
-// is generated): forced profiling and its masking (spec §2.3), queue reference counting and
-// the finish before the last release, and the ObjectInfo records of contexts and kernels.
-// Each calls the next layer through callNext, which takes the API's end time right after.
+// is generated; cl_api.h kSpecialCaseSlots lists them): forced profiling and its masking
+// (docs/opencl-trace.md), queue reference counting and the finish before the last release, and
+// the ObjectInfo records of contexts and kernels. Each calls the next layer through callNext,
+// which takes the API's end time right after.
 #pragma once
 
 #include "agent_state.h"

@@ -11,7 +11,6 @@
 #include "agent_state.h"
 #include "api_capture.h"
 #include "cl_api.h"
-#include "control.h"
 #include "object_tracker.h"
 #include "special_calls.h"
 
@@ -35,8 +34,9 @@ constexpr int eventIndex() {
     return index;
 }
 
-// A recorded enqueue gets an event even when the application passed none (spec §3.2), a
-// nonzero enqueue id, and a CL_COMPLETE callback that records its device times.
+// A recorded enqueue gets an event even when the application passed none (docs/opencl-trace.md,
+// "Enqueue events"), a nonzero enqueue id, and a CL_COMPLETE callback that records its device
+// times.
 template <typename Ret, typename... A>
 Ret tracedEnqueue(CallInfo& info, Ret (*next)(A...), A... a) {
     if (!info.recording) return callNext(info, next, a...);
@@ -55,21 +55,11 @@ Ret tracedEnqueue(CallInfo& info, Ret (*next)(A...), A... a) {
     return r;
 }
 
-// The APIs with a special case (special_calls.h): they run it even when not recording.
-template <unsigned Slot>
-constexpr bool hasSpecialCase() {
-    return Slot == kSlot_clCreateCommandQueue || Slot == kSlot_clCreateCommandQueueWithProperties ||
-           Slot == kSlot_clSetCommandQueueProperty || Slot == kSlot_clGetCommandQueueInfo ||
-           Slot == kSlot_clGetEventProfilingInfo || Slot == kSlot_clRetainCommandQueue ||
-           Slot == kSlot_clReleaseCommandQueue || Slot == kSlot_clCreateContext ||
-           Slot == kSlot_clCreateContextFromType || Slot == kSlot_clCreateKernel ||
-           Slot == kSlot_clCreateKernelsInProgram || Slot == kSlot_clCloneKernel ||
-           Slot == kSlot_clReleaseContext;
-}
-
-// The API's own behaviour around the call into the next layer.
-template <unsigned Slot, bool IsEnqueue, typename Ret, typename... A>
-Ret invokeApi(CallInfo& info, Ret (*next)(A...), A... a) {
+// The code of a special-case API (cl_api.h kSpecialCaseSlots) around the call into the next
+// layer. Every slot of that table has a branch here, and no other slot does.
+template <unsigned Slot, typename Ret, typename... A>
+Ret specialCall(CallInfo& info, Ret (*next)(A...), A... a) {
+    static_assert(hasSpecialCase(Slot), "kSpecialCaseSlots must list this slot");
     if constexpr (Slot == kSlot_clCreateCommandQueue) {
         return createCommandQueue(info, next, a...);
     } else if constexpr (Slot == kSlot_clCreateCommandQueueWithProperties) {
@@ -92,6 +82,19 @@ Ret invokeApi(CallInfo& info, Ret (*next)(A...), A... a) {
         return createKernelsInProgram(info, next, a...);
     } else if constexpr (Slot == kSlot_clCloneKernel) {
         return cloneKernel(info, next, a...);
+    } else {
+        // Its special case is the flush after the call (untracedCall, tracedCall).
+        static_assert(Slot == kSlot_clReleaseContext, "a special-case slot without its code");
+        return callNext(info, next, a...);
+    }
+}
+
+// The API's own behaviour around the call into the next layer.
+template <unsigned Slot, bool IsEnqueue, typename Ret, typename... A>
+Ret invokeApi(CallInfo& info, Ret (*next)(A...), A... a) {
+    if constexpr (hasSpecialCase(Slot)) {
+        static_assert(!IsEnqueue, "a special-case API is not an enqueue");
+        return specialCall<Slot>(info, next, a...);
     } else if constexpr (IsEnqueue) {
         return tracedEnqueue(info, next, a...);
     } else {
@@ -121,7 +124,7 @@ __attribute__((noinline)) Ret untracedCall(Ret (*next)(A...), A... a) {
         invokeApi<Slot, IsEnqueue>(info, next, a...);
     } else {
         const Ret r = invokeApi<Slot, IsEnqueue>(info, next, a...);
-        // Each clReleaseContext makes the data so far reach the fragments (spec §3.6).
+        // Each clReleaseContext makes the data so far reach the fragments (docs/opencl-trace.md).
         if constexpr (Slot == kSlot_clReleaseContext) g_recorder->flushNow();
         return r;
     }
@@ -160,7 +163,7 @@ struct Api {
         Ret operator()(A... a) const {
             if (PERFMARKER_LIKELY(g_recorder == nullptr)) return next(a...);
             if (PERFMARKER_UNLIKELY(isPaused() || !isSlotRecorded(Slot))) {
-                if constexpr (hasSpecialCase<Slot>()) {
+                if constexpr (hasSpecialCase(Slot)) {
                     return untracedCall<Slot, IsEnqueue != 0>(next, a...);
                 } else {
                     return next(a...);

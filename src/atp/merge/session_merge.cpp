@@ -1,3 +1,4 @@
+// The merge as a session runs it (see session_merge.h).
 #include "atp/merge/session_merge.h"
 
 #include <unistd.h>
@@ -7,32 +8,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "api/api_filter.h"
 #include "atp/merge/agent_registry.h"
 
 namespace perfmarker::atp {
-namespace {
-
-std::string trimmed(const std::string& s) {
-    const char* ws = " \t\r\n\f\v";
-    const size_t first = s.find_first_not_of(ws);
-    if (first == std::string::npos) return {};
-    return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
-
-}  // namespace
-
-bool readApiFilterFile(const std::string& path, std::set<std::string>& names, std::string& error) {
-    std::ifstream in(path);
-    if (!in) {
-        error = "cannot read the API filter file " + path;
-        return false;
-    }
-    for (std::string line; std::getline(in, line);) {
-        std::string name = trimmed(line);
-        if (!name.empty()) names.insert(std::move(name));
-    }
-    return true;
-}
 
 void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header,
                          MergeOptions& options, std::string& error) {
@@ -42,7 +21,7 @@ void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header
     options.hsa.demangleKernelNames = session.hsaDemangle;
     options.removeInputs = !session.keepFragments;
     if (!session.apiFilterFile.empty()) {
-        readApiFilterFile(session.apiFilterFile, header.clExcludedApis, error);
+        readApiFilter(session.apiFilterFile, header.clExcludedApis, error);
     }
 }
 

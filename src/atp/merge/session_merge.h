@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <string_view>
 
@@ -12,10 +11,6 @@
 #include "record/session.h"
 
 namespace perfmarker::atp {
-
-// The API names of a filter file (one per line, blank lines ignored, surrounding white space
-// trimmed), as rcprof's -F reads them. False with `error` naming the file when it is unreadable.
-bool readApiFilterFile(const std::string& path, std::set<std::string>& names, std::string& error);
 
 // Applies the session's trace options (collapse, maximum API calls, keeping fragments) to
 // `options`, and its API

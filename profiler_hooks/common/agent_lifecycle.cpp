@@ -1,0 +1,150 @@
+#include "agent_lifecycle.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "agent_exports.h"
+#include "api/api_filter.h"
+#include "atp/merge/agent_registry.h"
+#include "atp/merge/session_merge.h"
+
+namespace perfmarker::hooks {
+
+record::Recorder* g_recorder = nullptr;
+std::atomic<bool> g_paused{false};
+
+namespace {
+
+// Never destroyed: the merge runs from an ELF destructor, after the library's own C++
+// destructors have run.
+record::SessionConfig& g_config = *new record::SessionConfig();
+AgentIdentity g_agent;
+long g_initPid = 0;
+bool g_started = false;
+std::once_flag g_startOnce;
+std::once_flag g_flushOnce;
+
+void report(const std::string& message) {
+    std::fprintf(stderr, "perfmarker: %s: %s\n", g_agent.name, message.c_str());
+}
+
+// Start-disabled, delay and duration (docs/session.md): the same flag the control entry points
+// use. The timer thread only sleeps and flips the flag; it is detached and holds no resources,
+// so process exit may end it anywhere.
+void startControls(const record::SessionConfig& c) {
+    if (c.startDisabled) {
+        g_paused.store(true, std::memory_order_relaxed);
+        return;
+    }
+    if (c.delayMs == 0 && c.durationMs == 0) return;
+    if (c.delayMs > 0) g_paused.store(true, std::memory_order_relaxed);
+    std::thread([delay = c.delayMs, duration = c.durationMs] {
+        if (delay > 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+            g_paused.store(false, std::memory_order_relaxed);
+        }
+        if (duration > 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(duration));
+            g_paused.store(true, std::memory_order_relaxed);
+        }
+    }).detach();
+}
+
+record::RecorderOptions recorderOptions(const record::SessionConfig& c, long pid) {
+    record::RecorderOptions o;
+    o.mode = c.mode;
+    o.intervalMs = c.intervalMs;
+    o.fragmentDir = atp::sessionTempDir(c, pid);
+    o.fragmentTag = std::string(g_agent.fragmentTag);
+    o.maxMemoryBytes = size_t{c.maxMemoryMb} << 20;
+    return o;
+}
+
+void exitHandler() { flushAgent(); }
+
+void startOnce() {
+    const record::SessionResult session = record::readSession();
+    if (session.status == record::SessionStatus::Absent) return;
+    if (session.status == record::SessionStatus::Invalid) {
+        report("invalid session, not tracing: " + session.error);
+        return;
+    }
+    g_config = session.config;
+    g_initPid = static_cast<long>(getpid());
+    startControls(g_config);
+    g_recorder = new record::Recorder(recorderOptions(g_config, g_initPid));  // lives until exit
+    std::string liveError;
+    const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
+    if (!atp::registerLiveAgent(tempDir, g_initPid, g_agent.fragmentTag, liveError)) {
+        report(liveError);
+    }
+    std::atexit(&exitHandler);
+    g_started = true;
+}
+
+}  // namespace
+
+bool startAgent(const AgentIdentity& agent) {
+    std::call_once(g_startOnce, [&agent] {
+        g_agent = agent;
+        startOnce();
+    });
+    return g_started;
+}
+
+const record::SessionConfig& sessionConfig() { return g_config; }
+
+std::set<std::string> sessionApiFilter() {
+    std::set<std::string> names;
+    std::string error;
+    if (!g_config.apiFilterFile.empty() &&
+        !atp::readApiFilter(g_config.apiFilterFile, names, error)) {
+        report(error);
+    }
+    return names;
+}
+
+void flushAgent() {
+    if (g_recorder == nullptr) return;
+    std::call_once(g_flushOnce, [] {
+        if (g_agent.beforeFlush != nullptr) g_agent.beforeFlush();
+        std::string error;
+        if (!g_recorder->stop(error)) report(error);
+        // Cached mode (or a failed interval write) kept records in memory: the merge reads
+        // fragments, so they go to disk now.
+        error.clear();
+        if (!g_recorder->spillToFragments(error)) report(error);
+    });
+}
+
+void finishAgent() {
+    if (g_recorder == nullptr || static_cast<long>(getpid()) != g_initPid) return;
+    flushAgent();
+    atp::mergeAtAgentExit(g_config, g_initPid, g_agent.fragmentTag, g_agent.name);
+}
+
+}  // namespace perfmarker::hooks
+
+using perfmarker::hooks::g_paused;
+
+extern "C" {
+
+void amdtCodeXLStopProfiling(void) { g_paused.store(true, std::memory_order_relaxed); }
+
+void amdtCodeXLResumeProfiling(void) { g_paused.store(false, std::memory_order_relaxed); }
+
+int perfmarkerAgentIsPaused(void) { return g_paused.load(std::memory_order_relaxed) ? 1 : 0; }
+
+}  // extern "C"
+
+// Runs after every atexit handler of the process (ELF destructors of a library loaded after the
+// program run after its atexit handlers), so the marker libraries' exit flush is done; covers
+// applications that never shut their runtime down.
+__attribute__((destructor)) static void perfmarkerAgentUnload() {
+    perfmarker::hooks::finishAgent();
+}
