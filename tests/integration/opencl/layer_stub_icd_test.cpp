@@ -221,8 +221,9 @@ TEST_F(LayerStubIcd, ProgramCallsReachTheStubThroughTheLayer) {
 // The normalized log of a recording run without the agent's own calls: the queries it makes
 // for device times and object names (APIs the program never calls, and its device queries of
 // 255 bytes), the reference it holds on each event until that event's callback released it,
-// the event it passes down for an enqueue the program asked no event of (spec §3.2), and the
-// clFinish before the program's last release of a queue.
+// the event it passes down for an enqueue the program asked no event of
+// (docs/opencl-trace.md#enqueue-events), and the clFinish before the program's last release of a
+// queue.
 std::vector<std::string> withoutAgentCalls(const std::vector<std::string>& log) {
     const char* agentOnly[] = {"clRetainEvent(",         "clSetEventCallback(",
                                "clGetEventInfo(",        "clGetEventProfilingInfo(",
