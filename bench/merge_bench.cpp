@@ -1,0 +1,111 @@
+// What the merge step costs (src/atp/merge/merger.h): one process's OpenCL fragments (2 threads,
+// each call a clFinish or a clEnqueueReadBuffer with its device times) and its marker fragments
+// merged into one .atp with the real API catalogue, as an agent does at exit and the launcher
+// after the application. Reports nanoseconds per API call and the bytes read and written.
+//
+//   merge_bench [gbench flags]
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "atp/merge/merger.h"
+#include "record/fragment.h"
+#include "atp_trace_support.h"
+
+namespace {
+
+using namespace perfmarker::atp;
+using namespace perfmarker::atp::testing;
+namespace fs = std::filesystem;
+
+constexpr uint64_t kPid = 4242;
+constexpr uint64_t kQueue = 0x5000;
+constexpr uint64_t kContext = 0x6000;
+constexpr uint64_t kDevice = 0x7000;
+constexpr uint16_t kFinishSlot = 47;
+constexpr uint16_t kReadBufferSlot = 48;
+
+// `calls` API calls of thread `tid`, half of them reads with device times, in fragments of
+// about 1 MB as the recorder writes them.
+void writeThread(const std::string& dir, uint64_t tid, uint64_t calls) {
+    std::vector<Rec> records;
+    if (tid == 1) {
+        records = {objectInfo(1, perfmarker::record::ObjectType::Context, 0, kContext),
+                   objectInfo(2, perfmarker::record::ObjectType::Device, 0, kDevice, 0, kDevice, 4,
+                              "gfx900"),
+                   objectInfo(3, perfmarker::record::ObjectType::Queue, 0, kQueue, kContext,
+                              kDevice)};
+    }
+    uint64_t serial = 0;
+    uint64_t t = 1000;
+    const auto flush = [&] {
+        writeFile(dir + "/" + perfmarker::record::fragmentFileName(kPid, tid, serial++, "ocl"),
+                  fragmentBytes(kPid, tid, records));
+        records.clear();
+    };
+    for (uint64_t i = 0; i < calls; ++i, t += 100) {
+        if (i % 2 == 0) {
+            records.push_back(apiCall(t, t + 10, kFinish, {kQueue}, 0, 0, {}, kFinishSlot));
+        } else {
+            const uint64_t id = tid << 32 | i;
+            records.push_back(apiCall(t, t + 20, kReadBuffer,
+                                      {kQueue, 0xb0, 1, 0, 4096, 0x7fff0, 0, 0, 0}, 0, id, {},
+                                      kReadBufferSlot));
+            records.push_back(deviceTimes(t + 50, id, t + 2, t + 4, t + 6, t + 8, 0x11F3));
+        }
+        if (records.size() >= 8192) flush();
+    }
+    flush();
+}
+
+uint64_t bytesIn(const std::string& dir, const std::string& suffix) {
+    uint64_t total = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() >= suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            total += entry.file_size();
+        }
+    }
+    return total;
+}
+
+void BM_MergeProcess(benchmark::State& state) {
+    const uint64_t calls = static_cast<uint64_t>(state.range(0));
+    char pattern[] = "/tmp/merge_bench.XXXXXX";
+    const std::string dir = mkdtemp(pattern);
+    writeThread(dir, 1, calls / 2);
+    writeThread(dir, 2, calls / 2);
+    const uint64_t input = bytesIn(dir, ".frag");
+    MergeOptions options;
+    options.formatter = &defaultOclFormatter();
+    options.removeInputs = false;
+    options.ocl.maxApiCalls = calls * 2;
+    options.note = [](const std::string&) {};
+    AtpHeader header;
+    header.application = "/usr/bin/app";
+    for (auto _ : state) {
+        MergeResult result;
+        std::string error;
+        if (!mergeProcess(dir, kPid, dir + "/out", header, options, result, error)) {
+            state.SkipWithError(error.c_str());
+            break;
+        }
+    }
+    const uint64_t output = bytesIn(dir, ".atp");
+    fs::remove_all(dir);
+    state.counters["ns_per_call"] = benchmark::Counter(
+        static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
+                                        benchmark::Counter::kInvert);
+    state.counters["in_MB"] = static_cast<double>(input) / 1e6;
+    state.counters["out_MB"] = static_cast<double>(output) / 1e6;
+}
+BENCHMARK(BM_MergeProcess)->Arg(200000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
