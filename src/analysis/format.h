@@ -1,4 +1,4 @@
-// Number formatting of the summary pages (spec §8.1) and a bounded "top N" list.
+// Number formatting of the summary pages (docs/summary.md#pages) and a bounded "top N" list.
 #pragma once
 
 #include <algorithm>
@@ -23,7 +23,7 @@ std::string formatRate(uint64_t bytes, uint64_t ns, bool strictShort = false);
 // part / total as a percentage with 2 decimals ("0.00" when total is 0).
 std::string formatPercent(uint64_t part, uint64_t total);
 
-// Duration of an interval: end - start, 0 when end <= start (spec §8.1).
+// Duration of an interval: end - start, 0 when end <= start (docs/summary.md#pages).
 inline uint64_t durationNs(uint64_t start, uint64_t end) { return end > start ? end - start : 0; }
 
 // The `capacity` largest items by key seen so far; among equal keys the earliest stays. Memory

@@ -1,5 +1,5 @@
-// The HSA best-practice rules of spec §8.2: HSARetCodeAnalyzer and HSARefTracker. Memory: one
-// entry per live HSA object of the current file.
+// The HSA best-practice rules (docs/summary.md#best-practice-rules): HSARetCodeAnalyzer and
+// HSARefTracker. Memory: one entry per live HSA object of the current file.
 #pragma once
 
 #include "analysis/rule_log.h"

@@ -22,7 +22,8 @@ void MarkerPages::onMarker(const atp::MarkerEvent& event) {
     close(event.tid, marker, event.line.line);
 }
 
-// End closes the most recent open Begin of the thread; EndEx also renames it (spec §6.2).
+// End closes the most recent open Begin of the thread; EndEx also renames it
+// (docs/format.md#perfmarker-section).
 void MarkerPages::close(uint64_t tid, const atp::Marker& marker, uint64_t line) {
     std::vector<Open>& open = m_open[tid];
     if (open.empty()) {

@@ -1,4 +1,4 @@
-// The marker summary (our addition to spec §8): per (name, group) the count and durations of
+// The marker summary (docs/summary.md#marker-summary): per (name, group) the count and durations of
 // the markers, their self time (minus nested child markers), and the API calls made and the
 // device time of commands enqueued on the marker's thread while it was open.
 //

@@ -22,21 +22,23 @@ std::string shortCommandName(std::string_view name) {
                                                         : name);
 }
 
-// Image and map commands: device times too coarse for a rate below 1 us (spec §8.1).
+// Image and map commands: device times too coarse for a rate below 1 us (docs/summary.md#pages).
 bool isImageOrMap(std::string_view commandName) {
     return contains(commandName, "IMAGE") || contains(commandName, "MAP");
 }
 
-void addTraffic(uint64_t& count, uint64_t& totalNs, uint64_t& bytes, uint64_t ns, uint64_t size) {
-    ++count;
-    totalNs += ns;
-    bytes += size;
-}
+const FamilyPages::Layout kLayout{
+    "CL",
+    {"Kernel Name", "Context ID", "Command Queue ID", "Device Name", "Duration(ms)",
+     "Global Work Size", "Work Group Size", "Thread ID", "Call Index"},
+    "Memory Operation Summary Page",
+    {"Command Type", "Context ID", "Command Queue ID"},
+    {"Command Type", "Context ID", "Command Queue ID", "Duration(ms)", "Transfer Size",
+     "Transfer Rate(MB/s)", "Thread ID", "Call Index"}};
 
 }  // namespace
 
-OclPages::OclPages(const SummaryOptions& options)
-    : m_options(options), m_topKernels(options.topCount), m_topTransfers(options.topCount) {}
+OclPages::OclPages(const SummaryOptions& options) : FamilyPages(options, kLayout) {}
 
 void OclPages::onCall(const atp::OclApiCall& call, const std::string& callIndex) {
     m_api.add(call.name, durationNs(call.start, call.end), call.consecutiveCalls);
@@ -58,7 +60,7 @@ void OclPages::onCall(const atp::OclApiCall& call, const std::string& callIndex)
     }
 }
 
-// Queues, buffers and images by the context handle of their create call (spec §8.1).
+// Queues, buffers and images by the context handle of their create call (docs/summary.md#pages).
 void OclPages::countCreation(const atp::OclApiCall& call) {
     if (!startsWith(call.name, "clCreate") || !startsWith(call.returnValue, "0x")) return;
     const bool isContext = call.name == "clCreateContext" || call.name == "clCreateContextFromType";
@@ -72,7 +74,7 @@ void OclPages::countCreation(const atp::OclApiCall& call) {
     const bool buffer = contains(call.name, "Buffer");
     const bool image = contains(call.name, "Image");
     if (!queue && !buffer && !image) return;
-    const std::string owner = normalizeHandle(paramAt(call.params, 0));
+    const std::string owner = normalizeHandle(oclParams().owner.in(call));
     if (owner.empty()) return;
     FileHandle& handle = m_fileHandles[owner];
     handle.queues += queue ? 1 : 0;
@@ -89,12 +91,12 @@ void OclPages::addContextTraffic(const atp::OclCommand& command) {
     }
     const uint64_t size = command.hasDataSize ? command.dataSize : 0;
     const std::string_view name = command.commandName;
-    Traffic* traffic = contains(name, "COPY")    ? &context.copy
-                       : contains(name, "READ")  ? &context.read
-                       : contains(name, "WRITE") ? &context.write
-                       : contains(name, "_MAP")  ? &context.map
-                                                 : nullptr;
-    if (traffic != nullptr) addTraffic(traffic->count, traffic->totalNs, traffic->bytes, ns, size);
+    TransferStats* traffic = contains(name, "COPY")    ? &context.copy
+                             : contains(name, "READ")  ? &context.read
+                             : contains(name, "WRITE") ? &context.write
+                             : contains(name, "_MAP")  ? &context.map
+                                                       : nullptr;
+    if (traffic != nullptr) traffic->add(ns, size);
 }
 
 void OclPages::addKernel(const atp::OclApiCall& call, const std::string& callIndex) {
@@ -111,12 +113,11 @@ void OclPages::addKernel(const atp::OclApiCall& call, const std::string& callInd
 void OclPages::addTransfer(const atp::OclApiCall& call, const std::string& callIndex) {
     const atp::OclCommand& command = call.command;
     const bool imageOrMap = isImageOrMap(command.commandName);
-    // Entries that end before they start are skipped, except map/unmap (spec §8.1).
+    // Entries that end before they start are skipped, except map/unmap (docs/summary.md#pages).
     if (command.end < command.start && !contains(command.commandName, "MAP")) return;
     const uint64_t ns = durationNs(command.start, command.end);
     const std::string type = shortCommandName(command.commandName);
-    Traffic& traffic = m_transfers[{type, command.contextId, command.queueId}];
-    addTraffic(traffic.count, traffic.totalNs, traffic.bytes, ns, command.dataSize);
+    m_transfers[{type, command.contextId, command.queueId}].add(ns, command.dataSize);
     if (!m_topTransfers.wouldKeep(ns)) return;
     m_topTransfers.offer(
         ns, {type, std::to_string(command.contextId), std::to_string(command.queueId), formatMs(ns),
@@ -147,32 +148,8 @@ void OclPages::endFile() {
     m_fileHandles.clear();
 }
 
-void OclPages::appendTables(std::vector<Table>& out) const {
-    if (!m_api.empty()) out.push_back(m_api.table("CLAPISummary"));
-    if (!m_contexts.empty()) out.push_back(contextTable());
-    if (!m_kernels.empty()) {
-        out.push_back(kernelSummaryTable("CLKernelSummary", m_kernels));
-        out.push_back(
-            Table{"CLTopKernelSummary",
-                  "Top " + std::to_string(m_options.topCount) + " Kernels Page",
-                  {"Kernel Name", "Context ID", "Command Queue ID", "Device Name", "Duration(ms)",
-                   "Global Work Size", "Work Group Size", "Thread ID", "Call Index"},
-                  m_topKernels.sorted(),
-                  {}});
-    }
-    if (!m_transfers.empty()) {
-        out.push_back(transferTable());
-        out.push_back(
-            Table{"CLTopDataTransferSummary",
-                  "Top " + std::to_string(m_options.topCount) + " Memory Operation Summary Page",
-                  {"Command Type", "Context ID", "Command Queue ID", "Duration(ms)",
-                   "Transfer Size", "Transfer Rate(MB/s)", "Thread ID", "Call Index"},
-                  m_topTransfers.sorted(),
-                  {}});
-    }
-}
-
-Table OclPages::contextTable() const {
+void OclPages::appendContextTables(std::vector<Table>& out) const {
+    if (m_contexts.empty()) return;
     Table table{"CLContextSummary",
                 "Context Summary Page",
                 {"Context ID", "# of Queues", "# of Buffers", "# of Images"},
@@ -195,7 +172,7 @@ Table OclPages::contextTable() const {
         addContext(total, context);
     }
     table.rows.push_back(contextRow("Total", total));
-    return table;
+    out.push_back(std::move(table));
 }
 
 std::vector<std::string> OclPages::contextRow(const std::string& id, const ContextStats& c) const {
@@ -207,12 +184,12 @@ std::vector<std::string> OclPages::contextRow(const std::string& id, const Conte
         cells.push_back(any ? std::to_string(it->second.count) : "NA");
         cells.push_back(any ? formatMs(it->second.totalNs) : "NA");
     }
-    const Traffic* kinds[] = {&c.read, &c.write, &c.map, &c.copy};
+    const TransferStats* kinds[] = {&c.read, &c.write, &c.map, &c.copy};
     uint64_t count = 0, ns = 0;
-    for (const Traffic* t : kinds) count += t->count, ns += t->totalNs;
+    for (const TransferStats* t : kinds) count += t->count, ns += t->totalNs;
     cells.push_back(std::to_string(count));
     cells.push_back(formatMs(ns));
-    for (const Traffic* t : kinds) {
+    for (const TransferStats* t : kinds) {
         cells.push_back(std::to_string(t->count));
         cells.push_back(formatMs(t->totalNs));
         cells.push_back(formatSize(t->bytes));
@@ -229,8 +206,8 @@ void OclPages::addContext(ContextStats& total, const ContextStats& context) {
         sum.count += stats.count;
         sum.totalNs += stats.totalNs;
     }
-    Traffic* sums[] = {&total.read, &total.write, &total.map, &total.copy};
-    const Traffic* parts[] = {&context.read, &context.write, &context.map, &context.copy};
+    TransferStats* sums[] = {&total.read, &total.write, &total.map, &total.copy};
+    const TransferStats* parts[] = {&context.read, &context.write, &context.map, &context.copy};
     for (size_t i = 0; i < 4; ++i) {
         sums[i]->count += parts[i]->count;
         sums[i]->totalNs += parts[i]->totalNs;
@@ -238,20 +215,12 @@ void OclPages::addContext(ContextStats& total, const ContextStats& context) {
     }
 }
 
-Table OclPages::transferTable() const {
-    Table table{"CLDataTransferSummary",
-                "Memory Operation Summary Page",
-                {"Command Type", "Context ID", "Command Queue ID", "Number of Transfers",
-                 "Total Duration(ms)", "Total Transfer Size", "Average Transfer Rate(MB/s)"},
-                {},
-                {}};
-    for (const auto& [key, t] : m_transfers) {
+void OclPages::appendTransferRows(std::vector<std::vector<std::string>>& rows) const {
+    for (const auto& [key, stats] : m_transfers) {
         const auto& [type, context, queue] = key;
-        table.rows.push_back({type, std::to_string(context), std::to_string(queue),
-                              std::to_string(t.count), formatMs(t.totalNs), formatSize(t.bytes),
-                              formatRate(t.bytes, t.totalNs, isImageOrMap(type))});
+        rows.push_back(transferRow({type, std::to_string(context), std::to_string(queue)}, stats,
+                                   isImageOrMap(type)));
     }
-    return table;
 }
 
 }  // namespace perfmarker::analysis

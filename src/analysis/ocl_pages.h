@@ -1,5 +1,5 @@
-// The OpenCL pages of spec §8.1: API, context, kernel, top kernels, data transfer and top
-// transfers. Memory: one entry per API name, kernel/device pair, transfer kind/context/queue,
+// The OpenCL pages (docs/summary.md#pages): API, context, kernel, top kernels, data transfer and
+// top transfers. Memory: one entry per API name, kernel/device pair, transfer kind/context/queue,
 // context, and per file one entry per handle that created queues, buffers or images; the top
 // lists hold at most SummaryOptions::topCount rows. Nothing grows with the number of calls.
 #pragma once
@@ -16,26 +16,20 @@
 
 namespace perfmarker::analysis {
 
-class OclPages {
+class OclPages : public FamilyPages {
 public:
     explicit OclPages(const SummaryOptions& options);
     void onCall(const atp::OclApiCall& call, const std::string& callIndex);
     // Folds the per-file context handles into context ids (ids are per process).
     void endFile();
-    void appendTables(std::vector<Table>& out) const;
 
 private:
-    struct Traffic {
-        uint64_t count = 0;
-        uint64_t totalNs = 0;
-        uint64_t bytes = 0;
-    };
     struct ContextStats {
         uint64_t queues = 0;
         uint64_t buffers = 0;
         uint64_t images = 0;
         std::map<std::string, DurationStats> kernelsByDevice;
-        Traffic read, write, map, copy;
+        TransferStats read, write, map, copy;
     };
     // A handle seen as the first parameter of a create call, or as a context of a command.
     struct FileHandle {
@@ -51,17 +45,13 @@ private:
     void addKernel(const atp::OclApiCall& call, const std::string& callIndex);
     void addTransfer(const atp::OclApiCall& call, const std::string& callIndex);
     void addContextTraffic(const atp::OclCommand& command);
-    Table contextTable() const;
+    void appendContextTables(std::vector<Table>& out) const override;
     std::vector<std::string> contextRow(const std::string& id, const ContextStats& c) const;
     static void addContext(ContextStats& total, const ContextStats& context);
-    Table transferTable() const;
+    bool hasTransfers() const override { return !m_transfers.empty(); }
+    void appendTransferRows(std::vector<std::vector<std::string>>& rows) const override;
 
-    SummaryOptions m_options;
-    ApiStats m_api;
-    KernelStats m_kernels;  // name, device
-    TopList<std::vector<std::string>> m_topKernels;
-    std::map<TransferKey, Traffic> m_transfers;
-    TopList<std::vector<std::string>> m_topTransfers;
+    std::map<TransferKey, TransferStats> m_transfers;
     std::map<uint64_t, ContextStats> m_contexts;
     std::set<std::string, std::less<>> m_devices;
     std::map<std::string, FileHandle> m_fileHandles;

@@ -21,7 +21,8 @@ bool isMapApi(std::string_view name) {
     return name == "clEnqueueMapBuffer" || name == "clEnqueueMapImage";
 }
 
-// An enqueue API with an event (spec §3.3: clEnqueueWaitForEvents and clEnqueueBarrier have none).
+// An enqueue API with an event (docs/format.md#enqueue-apis: clEnqueueWaitForEvents and
+// clEnqueueBarrier have none).
 bool isEnqueue(const atp::OclApiCall& call) {
     return call.hasCommand ||
            (startsWith(call.name, "clEnqueue") && call.name != "clEnqueueWaitForEvents" &&
@@ -92,7 +93,7 @@ void OclRules::endFile(RuleLog& log) {
 }
 
 // The return code, or for object-returning APIs the errcode_ret argument (always the last
-// one); errcode_ret printed as NULL says nothing (spec §8.2).
+// one); errcode_ret printed as NULL says nothing (docs/summary.md#best-practice-rules).
 void OclRules::retCode(const atp::OclApiCall& call, const CallRef& where, RuleLog& log) {
     static const std::set<std::string_view> kNoCode = {"clGetExtensionFunctionAddress",
                                                        "clGetExtensionFunctionAddressForPlatform",
@@ -116,22 +117,23 @@ void OclRules::retCode(const atp::OclApiCall& call, const CallRef& where, RuleLo
 }
 
 void OclRules::trackRefs(const atp::OclApiCall& call, const CallRef& where) {
+    const OclParams& params = oclParams();
     const std::string_view name = call.name;
     const bool ok = call.returnValue == "CL_SUCCESS";
     if ((startsWith(name, "clCreate") || startsWith(name, "clSVMAlloc")) &&
         startsWith(call.returnValue, "0x")) {
         m_refs.create(normalizeHandle(call.returnValue), call.returnValue, name, where);
     } else if (name == "clCreateKernelsInProgram" && ok) {
-        for (std::string_view kernel : splitList(stripBrackets(paramAt(call.params, 2)))) {
+        for (std::string_view kernel : splitList(stripBrackets(params.kernels.in(call)))) {
             if (startsWith(kernel, "0x"))
                 m_refs.create(normalizeHandle(kernel), kernel, name, where);
         }
     } else if (startsWith(name, "clRetain") && ok) {
-        m_refs.adjust(normalizeHandle(paramAt(call.params, 0)), 1);
+        m_refs.adjust(normalizeHandle(params.retained.in(call)), 1);
     } else if (startsWith(name, "clRelease") && ok) {
-        m_refs.adjust(normalizeHandle(paramAt(call.params, 0)), -1);
+        m_refs.adjust(normalizeHandle(params.retained.in(call)), -1);
     } else if (name == "clSVMFree" || name == "clSVMFreeAMD") {
-        m_refs.adjust(normalizeHandle(paramAt(call.params, 1)), -1);
+        m_refs.adjust(normalizeHandle(params.svmPointer.in(call)), -1);
     } else if (isEnqueue(call) && succeeded(call)) {
         const std::string_view event = enqueueOutputEvent(call);
         if (startsWith(event, "0x")) m_refs.create(normalizeHandle(event), event, name, where);
@@ -139,21 +141,22 @@ void OclRules::trackRefs(const atp::OclApiCall& call, const CallRef& where) {
 }
 
 // Out-of-order queues: the bit is printed by name for clCreateCommandQueue and as a number
-// inside the properties list of clCreateCommandQueueWithProperties (spec §2.3).
+// inside the properties list of clCreateCommandQueueWithProperties (docs/format.md#parameters).
 void OclRules::trackQueues(const atp::OclApiCall& call) {
+    const OclParams& params = oclParams();
     if (call.name == "clCreateCommandQueue" && startsWith(call.returnValue, "0x")) {
-        if (hasFlag(paramAt(call.params, 2), kOutOfOrderName)) {
+        if (hasFlag(params.properties.in(call), kOutOfOrderName)) {
             m_outOfOrderQueues.insert(normalizeHandle(call.returnValue));
         }
     } else if (call.name == "clCreateCommandQueueWithProperties" &&
                startsWith(call.returnValue, "0x")) {
-        if ((queuePropertiesValue(paramAt(call.params, 2)) & kOutOfOrderBit) != 0) {
+        if ((queuePropertiesValue(params.properties.in(call)) & kOutOfOrderBit) != 0) {
             m_outOfOrderQueues.insert(normalizeHandle(call.returnValue));
         }
     } else if (call.name == "clSetCommandQueueProperty" && call.returnValue == "CL_SUCCESS" &&
-               hasFlag(paramAt(call.params, 1), kOutOfOrderName)) {
-        const std::string queue = normalizeHandle(paramAt(call.params, 0));
-        if (paramAt(call.params, 2) == "CL_TRUE") {
+               hasFlag(params.properties.in(call), kOutOfOrderName)) {
+        const std::string queue = normalizeHandle(params.queue.in(call));
+        if (params.enable.in(call) == "CL_TRUE") {
             m_outOfOrderQueues.insert(queue);
         } else {
             m_outOfOrderQueues.erase(queue);
@@ -171,8 +174,9 @@ void OclRules::blockingWrite(const atp::OclApiCall& call, const CallRef& where, 
         name != "clEnqueueWriteImage") {
         return;
     }
-    if (paramAt(call.params, 2) != "CL_TRUE" ||
-        !isInOrder(normalizeHandle(paramAt(call.params, 0)))) {
+    const OclParams& params = oclParams();
+    if (params.blockingWrite.in(call) != "CL_TRUE" ||
+        !isInOrder(normalizeHandle(params.queue.in(call)))) {
         return;
     }
     log.add("BlockingWrite", kBestPractices, where,
@@ -185,8 +189,9 @@ void OclRules::workGroupSize(const atp::OclApiCall& call, const CallRef& where, 
         call.command.deviceName == "CPU_Device") {
         return;
     }
-    const std::string_view globalText = task ? "[1]" : paramAt(call.params, 4);
-    const std::string_view localText = task ? "[1]" : paramAt(call.params, 5);
+    const OclParams& params = oclParams();
+    const std::string_view globalText = task ? "[1]" : params.globalWorkSize.in(call);
+    const std::string_view localText = task ? "[1]" : params.localWorkSize.in(call);
     const std::string api(call.name);
     const std::optional<uint64_t> global = sizeProduct(globalText);
     if (global && *global < kMinGlobalSize) {
@@ -211,14 +216,15 @@ void OclRules::workGroupSize(const atp::OclApiCall& call, const CallRef& where, 
 // Only the persistent-memory map check: the ALLOC_HOST_PTR kernel-argument check needs to
 // know whether the device is an APU, which the trace does not say (docs/summary.md).
 void OclRules::dataTransfer(const atp::OclApiCall& call, const CallRef& where, RuleLog& log) {
+    const OclParams& params = oclParams();
     if (call.name == "clCreateBuffer" && startsWith(call.returnValue, "0x") &&
-        hasFlag(paramAt(call.params, 1), "CL_MEM_USE_PERSISTENT_MEM_AMD")) {
+        hasFlag(params.bufferFlags.in(call), "CL_MEM_USE_PERSISTENT_MEM_AMD")) {
         m_persistentBuffers.insert(normalizeHandle(call.returnValue));
         return;
     }
     if (call.name != "clEnqueueMapBuffer" ||
-        m_persistentBuffers.count(normalizeHandle(paramAt(call.params, 1))) == 0 ||
-        !hasFlag(paramAt(call.params, 3), "CL_MAP_READ")) {
+        m_persistentBuffers.count(normalizeHandle(params.mappedBuffer.in(call))) == 0 ||
+        !hasFlag(params.mapFlags.in(call), "CL_MAP_READ")) {
         return;
     }
     log.add("DataTransferAnalyzer", kBestPractices, where,

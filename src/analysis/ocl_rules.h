@@ -1,6 +1,7 @@
-// The OpenCL best-practice rules of spec §8.2: RetCodeAnalyzer, RefTracker, BlockingWrite,
-// BadWorkGroupSize, DataTransferAnalyzer (persistent-memory maps only), SyncAnalyzer and
-// DeprecatedFunctionAnalyzer. They read the printed parameters of spec §2.3.
+// The OpenCL best-practice rules (docs/summary.md#best-practice-rules): RetCodeAnalyzer,
+// RefTracker, BlockingWrite, BadWorkGroupSize, DataTransferAnalyzer (persistent-memory maps
+// only), SyncAnalyzer and DeprecatedFunctionAnalyzer. They read the printed parameters
+// (docs/format.md#parameters) by name (params.h: oclParams()).
 //
 // Memory, per file: one entry per live object (RefTracker), per out-of-order queue, per buffer
 // created with CL_MEM_USE_PERSISTENT_MEM_AMD, per queue (the events of at most

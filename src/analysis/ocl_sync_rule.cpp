@@ -1,6 +1,6 @@
-// SyncAnalyzer (spec §8.2): host synchronizations between two enqueues that the in-order queue
-// already implies. Simplified against the original: the dependency of the next enqueue is only
-// on the same queue's chain of earlier enqueues (see docs/summary.md).
+// SyncAnalyzer (docs/summary.md#best-practice-rules): host synchronizations between two enqueues
+// that the in-order queue already implies. Simplified against the original: the dependency of the
+// next enqueue is only on the same queue's chain of earlier enqueues (see docs/summary.md).
 #include <algorithm>
 
 #include "analysis/ocl_rules.h"
@@ -26,30 +26,32 @@ bool breaksChain(const atp::OclApiCall& call) {
 }  // namespace
 
 void OclRules::sync(const atp::OclApiCall& call, const CallRef& where, RuleLog& log) {
+    const OclParams& params = oclParams();
     const std::string_view name = call.name;
     if (name == "clFinish" && call.returnValue == "CL_SUCCESS") {
         m_pendingSyncs[call.tid].push_back(PendingSync{
-            SyncKind::Finish, "clFinish", where, normalizeHandle(paramAt(call.params, 0)), {}});
+            SyncKind::Finish, "clFinish", where, normalizeHandle(params.queue.in(call)), {}});
         return;
     }
     if (name == "clWaitForEvents" && call.returnValue == "CL_SUCCESS") {
         PendingSync wait{SyncKind::WaitForEvents, "clWaitForEvents", where, {}, {}};
-        for (std::string_view event : splitList(stripBrackets(paramAt(call.params, 1)))) {
+        for (std::string_view event : splitList(stripBrackets(params.waitEvents.in(call)))) {
             wait.events.push_back(normalizeHandle(event));
         }
         m_pendingSyncs[call.tid].push_back(std::move(wait));
         return;
     }
     if (name == "clGetEventInfo" && contains(call.comment, "consecutive calls")) {
-        m_pendingSyncs[call.tid].push_back(PendingSync{SyncKind::BusyWait,
-                                                       "clGetEventInfo",
-                                                       where,
-                                                       {},
-                                                       {normalizeHandle(paramAt(call.params, 0))}});
+        m_pendingSyncs[call.tid].push_back(
+            PendingSync{SyncKind::BusyWait,
+                        "clGetEventInfo",
+                        where,
+                        {},
+                        {normalizeHandle(params.infoEvent.in(call))}});
         return;
     }
     if (!call.hasCommand) return;
-    const std::string queue = normalizeHandle(paramAt(call.params, 0));
+    const std::string queue = normalizeHandle(params.queue.in(call));
     QueueChain& chain = m_chains[queue];
     checkPendingSyncs(queue, chain, call.tid, log);
     if (breaksChain(call)) chain.events.clear();

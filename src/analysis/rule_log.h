@@ -1,4 +1,5 @@
-// The best-practice messages (spec §8.2) and the reference counts two of the rules share.
+// The best-practice messages (docs/summary.md#best-practice-rules) and the reference counts two of
+// the rules share.
 #pragma once
 
 #include <cstdint>

@@ -25,7 +25,8 @@ struct TraceSummary::Impl {
         callCounters.clear();
     }
 
-    // The "Call Index" of the pages: per thread, not counting clGetEventInfo (spec §3.5).
+    // The "Call Index" of the pages: per thread, not counting clGetEventInfo
+    // (docs/format.md#collapsed-calls).
     std::string oclCallIndex(const atp::OclApiCall& call) {
         if (call.name == "clGetEventInfo") return "N/A";
         return std::to_string(callCounters[call.tid]++);
@@ -59,11 +60,6 @@ std::vector<Table> TraceSummary::tables() const {
 void TraceSummary::onFileBegin(std::string_view file) {
     m_impl->finishFile();
     m_impl->file = std::string(file);
-}
-
-void TraceSummary::onHeader(std::string_view key, std::string_view value,
-                            atp::SourceLocation where) {
-    (void)key, (void)value, (void)where;  // nothing of the header goes into the pages
 }
 
 void TraceSummary::onOclApiCall(const atp::OclApiCall& call) {

@@ -1,4 +1,4 @@
-// Summaries of traces (spec §8 and our additions): the API, context, kernel, top-kernel,
+// Summaries of traces (docs/summary.md): the API, context, kernel, top-kernel,
 // data-transfer and top-transfer pages of the original, its best-practice rules, and the marker
 // summary. A TraceSummary is a listener: feed it one or more traces through a TraceParser, then
 // take its tables. The renderers (terminal, md, csv, json; the HTML report) only see Tables.
@@ -12,7 +12,8 @@
 
 namespace perfmarker::analysis {
 
-// One page of the summary, already formatted (ms with 5 decimals, sizes, rates, as in §8.1).
+// One page of the summary, already formatted (ms with 5 decimals, sizes, rates; see
+// docs/summary.md#pages).
 struct Table {
     std::string id;     // stable key: "CLAPISummary", "HSAKernelSummary", "MarkerSummary", ...
     std::string title;  // "API Summary Page"
@@ -36,9 +37,8 @@ public:
     // The pages that have data, in a fixed order (OpenCL, HSA, markers, best practices).
     std::vector<Table> tables() const;
 
+    // onHeader() stays the listener's no-op: nothing of a header goes into the pages.
     void onFileBegin(std::string_view file) override;
-    void onHeader(std::string_view key, std::string_view value,
-                  atp::SourceLocation where) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;

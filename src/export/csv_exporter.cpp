@@ -4,52 +4,39 @@
 
 namespace perfmarker::exporter {
 
-CsvExporter::CsvExporter(std::string base)
-    : m_base(std::move(base)), m_markers([this](const MarkerSpan& span) { writeMarker(span); }) {}
+CsvExporter::CsvExporter(std::string base) : m_base(std::move(base)) {}
 
 void CsvExporter::openTables() {
-    if (!m_written.empty()) return;
-    const std::array<std::pair<std::string_view, std::string_view>, kTableCount> tables = {
-        {{"-api.csv", kApiHeader},
-         {"-enqueues.csv", kEnqueueHeader},
-         {"-markers.csv", kMarkerHeader}}};
-    for (size_t i = 0; i < kTableCount; ++i) {
-        const std::string path = m_base + std::string(tables[i].first);
-        m_written.push_back(path);
-        if (!m_tables[i].open(path, tables[i].second) && m_error.empty()) {
-            m_error = m_tables[i].error();
-        }
-    }
+    m_tables.open(kApi, m_base + "-api.csv", kApiHeader);
+    m_tables.open(kEnqueues, m_base + "-enqueues.csv", kEnqueueHeader);
+    m_tables.open(kMarkers, m_base + "-markers.csv", kMarkerHeader);
 }
 
-void CsvExporter::onFileBegin(std::string_view file) {
-    m_inFile = true;
+void CsvExporter::beginFile(std::string_view file) {
+    (void)file;
     openTables();
-    m_processIds.beginFile(file);
-    m_markers.beginFile(file);
 }
 
-void CsvExporter::onHeader(std::string_view key, std::string_view value,
-                           atp::SourceLocation where) {
-    (void)where;
-    m_processIds.header(key, value);
-}
-
-uint64_t CsvExporter::pid() { return m_processIds.pid(m_warnings); }
-
-void CsvExporter::onOclApiCall(const atp::OclApiCall& call) {
-    m_markers.noteTime(call.tid, call.end);
+// One row of <base>-api.csv; the parameters joined with ';' as in the trace.
+void CsvExporter::writeApiCall(uint64_t tid, uint64_t index, std::string_view name,
+                               std::string_view returnValue, uint64_t start, uint64_t end,
+                               const std::vector<std::string_view>& params,
+                               std::string_view family) {
+    m_markers.noteTime(tid, end);
     m_params.clear();
-    for (size_t i = 0; i < call.params.size(); ++i) {
+    for (size_t i = 0; i < params.size(); ++i) {
         if (i > 0) m_params.push_back(';');
-        m_params.append(call.params[i]);
+        m_params.append(params[i]);
     }
     CsvFile& api = m_tables[kApi];
-    api.number(pid()).number(call.tid).number(call.index).field(call.name).field(call.returnValue);
-    api.number(call.start)
-        .number(call.end)
-        .signedNumber(static_cast<int64_t>(call.end - call.start));
-    api.field(m_params).field("OpenCL").endRow();
+    api.number(pid()).number(tid).number(index).field(name).field(returnValue);
+    api.number(start).number(end).signedNumber(static_cast<int64_t>(end - start));
+    api.field(m_params).field(family).endRow();
+}
+
+void CsvExporter::onOclApiCall(const atp::OclApiCall& call) {
+    writeApiCall(call.tid, call.index, call.name, call.returnValue, call.start, call.end,
+                 call.params, "OpenCL");
     if (call.hasCommand) writeOclCommand(call);
 }
 
@@ -73,18 +60,8 @@ void CsvExporter::writeOclCommand(const atp::OclApiCall& call) {
 }
 
 void CsvExporter::onHsaApiCall(const atp::HsaApiCall& call) {
-    m_markers.noteTime(call.tid, call.end);
-    m_params.clear();
-    for (size_t i = 0; i < call.params.size(); ++i) {
-        if (i > 0) m_params.push_back(';');
-        m_params.append(call.params[i]);
-    }
-    CsvFile& api = m_tables[kApi];
-    api.number(pid()).number(call.tid).number(call.index).field(call.name).field(call.returnValue);
-    api.number(call.start)
-        .number(call.end)
-        .signedNumber(static_cast<int64_t>(call.end - call.start));
-    api.field(m_params).field("HSA").endRow();
+    writeApiCall(call.tid, call.index, call.name, call.returnValue, call.start, call.end,
+                 call.params, "HSA");
     if (!call.hasTransferTimes) return;
     CsvFile& out = m_tables[kEnqueues];
     out.number(pid()).number(call.tid).number(call.index).field(call.name);
@@ -104,8 +81,6 @@ void CsvExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
     out.field("HSA").endRow();
 }
 
-void CsvExporter::onMarker(const atp::MarkerEvent& marker) { m_markers.add(marker, m_warnings); }
-
 void CsvExporter::writeMarker(const MarkerSpan& span) {
     CsvFile& out = m_tables[kMarkers];
     out.number(pid()).number(span.tid).field(span.name).field(span.group).field(span.userString);
@@ -113,21 +88,9 @@ void CsvExporter::writeMarker(const MarkerSpan& span) {
     out.number(span.unclosed ? 1 : 0).endRow();
 }
 
-void CsvExporter::onFileEnd(std::string_view file) {
-    (void)file;
-    m_inFile = false;
-    m_markers.endFile(m_warnings);
-}
-
-bool CsvExporter::finish(std::string& error) {
-    // A parse that failed half way never ends its file: write what it delivered.
-    if (m_inFile) onFileEnd({});
+bool CsvExporter::closeOutputs(std::string& error) {
     openTables();  // no input at all still gives the three tables with their headers
-    for (CsvFile& file : m_tables) {
-        if (file.isOpen() && !file.close() && m_error.empty()) m_error = file.error();
-    }
-    if (!m_error.empty()) error = m_error;
-    return m_error.empty();
+    return m_tables.close(error);
 }
 
 }  // namespace perfmarker::exporter

@@ -3,14 +3,12 @@
 // <base>-markers.csv (marker spans), RFC 4180 quoting, times in ns.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "export/csv_writer.h"
-#include "export/export_common.h"
-#include "export/marker_spans.h"
+#include "export/exporter.h"
 
 namespace perfmarker::exporter {
 
@@ -18,16 +16,10 @@ class CsvExporter : public Exporter {
 public:
     explicit CsvExporter(std::string base);
 
-    void onFileBegin(std::string_view file) override;
-    void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
-    void onMarker(const atp::MarkerEvent& marker) override;
-    void onFileEnd(std::string_view file) override;
-
-    bool finish(std::string& error) override;
-    std::vector<std::string> writtenFiles() const override { return m_written; }
+    std::vector<std::string> writtenFiles() const override { return m_tables.written(); }
 
     static constexpr std::string_view kApiHeader =
         "pid,tid,index,name,return,start,end,duration,params,family";
@@ -40,18 +32,18 @@ public:
 
 private:
     enum Table : size_t { kApi, kEnqueues, kMarkers, kTableCount };
+    void beginFile(std::string_view file) override;
+    void writeMarker(const MarkerSpan& span) override;
+    bool closeOutputs(std::string& error) override;
     void openTables();
-    uint64_t pid();
-    void writeMarker(const MarkerSpan& span);
+    uint64_t pid() { return m_processIds.pid(m_warnings); }
+    void writeApiCall(uint64_t tid, uint64_t index, std::string_view name,
+                      std::string_view returnValue, uint64_t start, uint64_t end,
+                      const std::vector<std::string_view>& params, std::string_view family);
     void writeOclCommand(const atp::OclApiCall& call);
 
     std::string m_base;
-    ProcessIds m_processIds;
-    MarkerMatcher m_markers;
-    std::array<CsvFile, kTableCount> m_tables;
-    std::vector<std::string> m_written;
-    std::string m_error;
-    bool m_inFile = false;  // between onFileBegin and onFileEnd
+    CsvTables m_tables{kTableCount};
     std::string m_params;
 };
 

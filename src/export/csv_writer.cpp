@@ -75,4 +75,21 @@ bool CsvFile::close() {
     return m_file.close();
 }
 
+CsvFile& CsvTables::open(size_t index, const std::string& path, std::string_view header,
+                         std::string_view lineEnd) {
+    CsvFile& file = m_files[index];
+    if (file.isOpen() || !file.error().empty()) return file;
+    m_written.push_back(path);
+    if (!file.open(path, header, lineEnd) && m_error.empty()) m_error = file.error();
+    return file;
+}
+
+bool CsvTables::close(std::string& error) {
+    for (CsvFile& file : m_files) {
+        if (file.isOpen() && !file.close() && m_error.empty()) m_error = file.error();
+    }
+    if (!m_error.empty()) error = m_error;
+    return m_error.empty();
+}
+
 }  // namespace perfmarker::exporter

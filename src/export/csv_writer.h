@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "export/export_common.h"
 
@@ -35,6 +36,28 @@ private:
     std::string m_buffer;
     std::string m_lineEnd;
     bool m_rowStarted = false;
+};
+
+// The CSV files of one export, each opened the first time it is asked for (a file that failed
+// to open is not tried again), closed together, the first error of any of them kept.
+class CsvTables {
+public:
+    explicit CsvTables(size_t count) : m_files(count) {}
+
+    // File `index`, created at `path` with `header` (see CsvFile::open) when it is not yet.
+    CsvFile& open(size_t index, const std::string& path, std::string_view header,
+                  std::string_view lineEnd = "\r\n");
+    CsvFile& operator[](size_t index) { return m_files[index]; }
+    bool isOpen(size_t index) const { return m_files[index].isOpen(); }
+    // Closes every open file; false with `error` set on the first error seen.
+    bool close(std::string& error);
+    // The paths of the files, in the order they were opened.
+    const std::vector<std::string>& written() const { return m_written; }
+
+private:
+    std::vector<CsvFile> m_files;
+    std::vector<std::string> m_written;
+    std::string m_error;
 };
 
 }  // namespace perfmarker::exporter

@@ -84,7 +84,7 @@ std::string traceBaseName(std::string_view path) {
 }
 
 CommandClass classifyCommand(const atp::OclCommand& command) {
-    const uint32_t type = command.commandType;  // cl_command_type values of spec §3.4
+    const uint32_t type = command.commandType;  // cl_command_type (docs/format.md#command-types)
     const auto within = [type](uint32_t first, uint32_t last) {
         return type >= first && type <= last;
     };

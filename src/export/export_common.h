@@ -1,6 +1,6 @@
-// What the three exporters share: the exporter interface the command line drives, the process
-// id of each traced file, the kind of a device command, output files that report write errors,
-// and the warning log.
+// What the three exporters share besides their base (exporter.h): the process id of each traced
+// file, the kind of a device command, output files that report write errors, and the warning
+// log.
 #pragma once
 
 #include <cstdint>
@@ -26,20 +26,6 @@ public:
 private:
     std::vector<std::string> m_messages;
     size_t m_dropped = 0;
-};
-
-// A TraceListener that writes files. The parser feeds it; finish() closes the outputs.
-class Exporter : public atp::TraceListener {
-public:
-    // Writes what is still buffered and closes every file. False with `error` naming the file
-    // on the first write error (an error seen during the export is reported here too).
-    virtual bool finish(std::string& error) = 0;
-    // The files written so far, in the order they were created.
-    virtual std::vector<std::string> writtenFiles() const = 0;
-    const WarningLog& warnings() const { return m_warnings; }
-
-protected:
-    WarningLog m_warnings;
 };
 
 // Decides the pid of each traced file: the ProcessId= header key, else the <pid> of a

@@ -65,17 +65,13 @@ std::string hsaDispatchArgs(const atp::HsaKernelDispatch& dispatch) {
 }  // namespace
 
 PerfettoExporter::PerfettoExporter(PerfettoOptions options)
-    : m_writer(std::move(options.outputPath), options.maxFileBytes),
-      m_markers([this](const MarkerSpan& span) { writeMarker(span); }) {
+    : m_writer(std::move(options.outputPath), options.maxFileBytes) {
     m_event.reserve(4096);
 }
 
-void PerfettoExporter::onFileBegin(std::string_view file) {
-    m_inFile = true;
+void PerfettoExporter::beginFile(std::string_view file) {
     m_file.assign(file);
     m_application.clear();
-    m_processIds.beginFile(file);
-    m_markers.beginFile(file);
     m_nextTid = kSyntheticTidBase;
     m_threads.clear();
     m_queueIds.clear();
@@ -86,8 +82,7 @@ void PerfettoExporter::onFileBegin(std::string_view file) {
 
 void PerfettoExporter::onHeader(std::string_view key, std::string_view value,
                                 atp::SourceLocation where) {
-    (void)where;
-    m_processIds.header(key, value);
+    Exporter::onHeader(key, value, where);
     if (key == "Application") m_application.assign(value);
 }
 
@@ -176,23 +171,35 @@ void PerfettoExporter::beginSlice(uint64_t tid, uint64_t start, uint64_t end, st
     event.string("name", name).string("cat", category).key("args");
 }
 
-void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
+// The slice of an API call on its thread's track, clamped there (`start` and `end` are
+// updated), with the call's arguments. Its end is where the thread's unclosed markers end.
+PerfettoExporter::Track& PerfettoExporter::writeApiSlice(
+    uint64_t tid, HostTrack kind, uint64_t& start, uint64_t& end, std::string_view name,
+    uint64_t index, std::string_view returnValue, const std::vector<std::string_view>& params,
+    std::string_view comment, uint64_t consecutiveCalls) {
     pid();
-    Track& track = hostTrack(call.tid, HostTrack::OclApi);
-    uint64_t start = call.start;
-    uint64_t end = call.end;
+    Track& track = hostTrack(tid, kind);
     clampSlice(track, start, end);
-    m_markers.noteTime(call.tid, end);
+    m_markers.noteTime(tid, end);
     m_event.clear();
-    beginSlice(track.tid, start, end, call.name, "OpenCL API");
+    beginSlice(track.tid, start, end, name, kind == HostTrack::OclApi ? "OpenCL API" : "HSA API");
     JsonObject args(m_event);
-    args.number("index", call.index).string("return", call.returnValue);
-    args.string("params", joinParams(call.params));
-    if (!call.comment.empty()) args.string("comment", call.comment);
-    if (call.consecutiveCalls > 1) args.number("consecutive calls", call.consecutiveCalls);
+    args.number("index", index).string("return", returnValue);
+    args.string("params", joinParams(params));
+    if (!comment.empty()) args.string("comment", comment);
+    if (consecutiveCalls > 1) args.number("consecutive calls", consecutiveCalls);
     args.close();
     m_event.push_back('}');
     m_writer.events(m_event);
+    return track;
+}
+
+void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
+    uint64_t start = call.start;
+    uint64_t end = call.end;
+    const Track& track =
+        writeApiSlice(call.tid, HostTrack::OclApi, start, end, call.name, call.index,
+                      call.returnValue, call.params, call.comment, call.consecutiveCalls);
     if (!call.hasCommand) return;
     DeviceCommand command;
     command.queue =
@@ -204,27 +211,14 @@ void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
                        ? call.command.kernelName
                        : std::string(call.command.commandName);
     command.args = oclCommandArgs(call);
-    command.hasFlow = true;
-    command.flowTid = track.tid;
-    command.flowTs = start + (end - start) / 2;
-    addDeviceCommand(std::move(command));
+    addEnqueuedCommand(std::move(command), track.tid, start, end);
 }
 
 void PerfettoExporter::onHsaApiCall(const atp::HsaApiCall& call) {
-    pid();
-    Track& track = hostTrack(call.tid, HostTrack::HsaApi);
     uint64_t start = call.start;
     uint64_t end = call.end;
-    clampSlice(track, start, end);
-    m_markers.noteTime(call.tid, end);
-    m_event.clear();
-    beginSlice(track.tid, start, end, call.name, "HSA API");
-    JsonObject args(m_event);
-    args.number("index", call.index).string("return", call.returnValue);
-    args.string("params", joinParams(call.params));
-    args.close();
-    m_event.push_back('}');
-    m_writer.events(m_event);
+    const Track& track = writeApiSlice(call.tid, HostTrack::HsaApi, start, end, call.name,
+                                       call.index, call.returnValue, call.params, {}, 1);
     if (!call.hasTransferTimes) return;
     DeviceCommand command;
     command.queue = queueIndex(kFamilyHsaCopies, 0, {});
@@ -234,10 +228,7 @@ void PerfettoExporter::onHsaApiCall(const atp::HsaApiCall& call) {
     command.name = std::string(call.name);
     command.args = "{\"thread\":" + std::to_string(call.tid) +
                    ",\"index\":" + std::to_string(call.index) + "}";
-    command.hasFlow = true;
-    command.flowTid = track.tid;
-    command.flowTs = start + (end - start) / 2;
-    addDeviceCommand(std::move(command));
+    addEnqueuedCommand(std::move(command), track.tid, start, end);
 }
 
 void PerfettoExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
@@ -254,7 +245,7 @@ void PerfettoExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatc
 
 void PerfettoExporter::onMarker(const atp::MarkerEvent& marker) {
     pid();
-    m_markers.add(marker, m_warnings);
+    Exporter::onMarker(marker);
 }
 
 void PerfettoExporter::writeMarker(const MarkerSpan& span) {
@@ -277,6 +268,15 @@ size_t PerfettoExporter::queueIndex(int family, uint64_t queueId, const std::str
     return it->second;
 }
 
+// A command with a flow arrow from the middle of its enqueue call (`start`..`end` on `tid`).
+void PerfettoExporter::addEnqueuedCommand(DeviceCommand command, uint64_t tid, uint64_t start,
+                                          uint64_t end) {
+    command.hasFlow = true;
+    command.flowTid = tid;
+    command.flowTs = start + (end - start) / 2;
+    addDeviceCommand(std::move(command));
+}
+
 void PerfettoExporter::addDeviceCommand(DeviceCommand command) {
     if (command.end < command.start) {
         command.end = command.start;
@@ -285,10 +285,7 @@ void PerfettoExporter::addDeviceCommand(DeviceCommand command) {
     m_commands.push_back(std::move(command));
 }
 
-void PerfettoExporter::onFileEnd(std::string_view file) {
-    (void)file;
-    m_inFile = false;
-    m_markers.endFile(m_warnings);
+void PerfettoExporter::endFile() {
     writeDeviceCommands();
     if (m_clampedSlices > 0) {
         m_warnings.add(m_file + ": " + std::to_string(m_clampedSlices) +
@@ -358,12 +355,6 @@ void PerfettoExporter::writeLane(const DeviceCommand& command, uint64_t tid) {
         finish.string("cat", "enqueue").close();
     }
     m_writer.events(m_event);
-}
-
-bool PerfettoExporter::finish(std::string& error) {
-    // A parse that failed half way never ends its file: write what it delivered.
-    if (m_inFile) onFileEnd({});
-    return m_writer.finish(error);
 }
 
 }  // namespace perfmarker::exporter

@@ -10,8 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "export/export_common.h"
-#include "export/marker_spans.h"
+#include "export/exporter.h"
 #include "export/split_json_writer.h"
 
 namespace perfmarker::exporter {
@@ -25,15 +24,11 @@ class PerfettoExporter : public Exporter {
 public:
     explicit PerfettoExporter(PerfettoOptions options);
 
-    void onFileBegin(std::string_view file) override;
     void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
     void onMarker(const atp::MarkerEvent& marker) override;
-    void onFileEnd(std::string_view file) override;
-
-    bool finish(std::string& error) override;
     std::vector<std::string> writtenFiles() const override { return m_writer.files(); }
 
 private:
@@ -62,22 +57,28 @@ private:
     };
     using QueueKey = std::tuple<int, uint64_t, std::string>;  // family, queue id, device
 
+    void beginFile(std::string_view file) override;
+    void writeMarker(const MarkerSpan& span) override;
+    void endFile() override;
+    bool closeOutputs(std::string& error) override { return m_writer.finish(error); }
     uint64_t pid();
     Track& hostTrack(uint64_t tid, HostTrack kind);
     uint64_t newTid(const std::string& name, uint64_t sortIndex);
     void threadMetadata(uint64_t tid, const std::string& name, uint64_t sortIndex);
     void clampSlice(Track& track, uint64_t& start, uint64_t& end);
     size_t queueIndex(int family, uint64_t queueId, const std::string& device);
+    Track& writeApiSlice(uint64_t tid, HostTrack kind, uint64_t& start, uint64_t& end,
+                         std::string_view name, uint64_t index, std::string_view returnValue,
+                         const std::vector<std::string_view>& params, std::string_view comment,
+                         uint64_t consecutiveCalls);
+    void addEnqueuedCommand(DeviceCommand command, uint64_t tid, uint64_t start, uint64_t end);
     void addDeviceCommand(DeviceCommand command);
-    void writeMarker(const MarkerSpan& span);
     void writeDeviceCommands();
     void writeLane(const DeviceCommand& command, uint64_t tid);
     void beginSlice(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
                     std::string_view category);
 
     SplitJsonWriter m_writer;
-    ProcessIds m_processIds;
-    MarkerMatcher m_markers;
     std::string m_event;  // the event being built (reused, so it keeps its capacity)
     uint64_t m_nextFlowId = 1;
 
@@ -91,7 +92,6 @@ private:
     std::vector<QueueKey> m_queues;
     std::vector<DeviceCommand> m_commands;
     uint64_t m_clampedSlices = 0;
-    bool m_inFile = false;  // between onFileBegin and onFileEnd
 };
 
 }  // namespace perfmarker::exporter

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 
 namespace perfmarker::exporter {
 namespace {
@@ -33,36 +34,16 @@ int64_t measureRawClockOffsetNs() {
     return rawBefore + (rawAfter - rawBefore) / 2 - monotonic;
 }
 
-VtuneExporter::VtuneExporter(VtuneOptions options)
-    : m_options(std::move(options)), m_markers([this](const MarkerSpan& span) {
-          interval(kMarkers, span.name, span.begin, span.end, &span.tid);
-      }) {}
+VtuneExporter::VtuneExporter(VtuneOptions options) : m_options(std::move(options)) {}
 
 std::string VtuneExporter::tablePath(const VtuneOptions& options, std::string_view table) {
     return options.base + "-" + std::string(table) + "-hostname-" + safeHostname(options.hostname) +
            ".csv";
 }
 
-void VtuneExporter::onFileBegin(std::string_view file) {
-    m_inFile = true;
-    m_processIds.beginFile(file);
-    m_markers.beginFile(file);
-}
-
-void VtuneExporter::onHeader(std::string_view key, std::string_view value,
-                             atp::SourceLocation where) {
-    (void)where;
-    m_processIds.header(key, value);
-}
-
 CsvFile& VtuneExporter::table(Table which) {
-    CsvFile& file = m_tables[which];
-    if (!file.isOpen() && file.error().empty()) {
-        const std::string path = tablePath(m_options, kTableNames[which]);
-        m_written.push_back(path);
-        if (!file.open(path, kHeader, "\n") && m_error.empty()) m_error = file.error();
-    }
-    return file;
+    if (m_tables.isOpen(which)) return m_tables[which];
+    return m_tables.open(which, tablePath(m_options, kTableNames[which]), kHeader, "\n");
 }
 
 uint64_t VtuneExporter::convert(uint64_t timestampNs) const {
@@ -116,22 +97,8 @@ void VtuneExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) 
     interval(kKernels, dispatch.kernelName, dispatch.start, dispatch.end, nullptr);
 }
 
-void VtuneExporter::onMarker(const atp::MarkerEvent& marker) { m_markers.add(marker, m_warnings); }
-
-void VtuneExporter::onFileEnd(std::string_view file) {
-    (void)file;
-    m_inFile = false;
-    m_markers.endFile(m_warnings);
-}
-
-bool VtuneExporter::finish(std::string& error) {
-    // A parse that failed half way never ends its file: write what it delivered.
-    if (m_inFile) onFileEnd({});
-    for (CsvFile& file : m_tables) {
-        if (file.isOpen() && !file.close() && m_error.empty()) m_error = file.error();
-    }
-    if (!m_error.empty()) error = m_error;
-    return m_error.empty();
+void VtuneExporter::writeMarker(const MarkerSpan& span) {
+    interval(kMarkers, span.name, span.begin, span.end, &span.tid);
 }
 
 }  // namespace perfmarker::exporter

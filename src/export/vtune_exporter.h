@@ -4,14 +4,12 @@
 // "<base>-<table>-hostname-<host>.csv" as VTune requires.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "export/csv_writer.h"
-#include "export/export_common.h"
-#include "export/marker_spans.h"
+#include "export/exporter.h"
 
 namespace perfmarker::exporter {
 
@@ -31,16 +29,10 @@ class VtuneExporter : public Exporter {
 public:
     explicit VtuneExporter(VtuneOptions options);
 
-    void onFileBegin(std::string_view file) override;
-    void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
-    void onMarker(const atp::MarkerEvent& marker) override;
-    void onFileEnd(std::string_view file) override;
-
-    bool finish(std::string& error) override;
-    std::vector<std::string> writtenFiles() const override { return m_written; }
+    std::vector<std::string> writtenFiles() const override { return m_tables.written(); }
 
     static constexpr std::string_view kHeader =
         "name,start_tsc.CLOCK_MONOTONIC_RAW,end_tsc,pid,tid";
@@ -49,18 +41,15 @@ public:
 
 private:
     enum Table : size_t { kMarkers, kApi, kKernels, kTransfers, kCommands, kTableCount };
+    void writeMarker(const MarkerSpan& span) override;
+    bool closeOutputs(std::string& error) override { return m_tables.close(error); }
     CsvFile& table(Table which);
     void interval(Table which, std::string_view name, uint64_t start, uint64_t end,
                   const uint64_t* tid);
     uint64_t convert(uint64_t timestampNs) const;
 
     VtuneOptions m_options;
-    ProcessIds m_processIds;
-    MarkerMatcher m_markers;
-    std::array<CsvFile, kTableCount> m_tables;
-    std::vector<std::string> m_written;
-    std::string m_error;
-    bool m_inFile = false;  // between onFileBegin and onFileEnd
+    CsvTables m_tables{kTableCount};
     uint64_t m_pid = 0;
 };
 

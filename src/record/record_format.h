@@ -9,9 +9,9 @@
 
 namespace perfmarker::record {
 
-// Record kinds. Markers use the values of atp::MarkerKind. Kinds 16 and up are written by the
-// tracing agents; their str0 is a binary payload laid out by the agent (see
-// record/api_record.h), str1/str2 optional strings.
+// Record kinds. Markers use the values of atp::MarkerKind (checked by static_asserts in
+// atp/merge/merger.cpp). Kinds 16 and up are written by the tracing agents; their str0 is a
+// binary payload laid out by the agent (see record/api_record.h), str1/str2 optional strings.
 enum class RecordKind : uint32_t {
     MarkerBegin = 1,
     MarkerEnd = 2,

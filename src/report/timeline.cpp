@@ -7,7 +7,8 @@
 namespace perfmarker::report {
 namespace {
 
-// cl_command_type values that move or map memory (spec §3.4): transfers, maps, fills, migrations.
+// cl_command_type values that move or map memory (docs/format.md#command-types): transfers,
+// maps, fills, migrations.
 bool isMemoryCommand(uint32_t type) {
     return (type >= 4595 && type <= 4605) || (type >= 4609 && type <= 4611) ||
            (type >= 4614 && type <= 4616) || (type >= 4618 && type <= 4622);
@@ -79,19 +80,27 @@ void TimelineCollector::onHeader(std::string_view key, std::string_view value,
     }
 }
 
-void TimelineCollector::onOclApiCall(const atp::OclApiCall& call) {
+// The slice of an API call on its thread's row.
+Item TimelineCollector::apiItem(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
+                                std::string_view returnValue,
+                                const std::vector<std::string_view>& params) {
     Item api;
-    api.start = call.start;
-    api.end = call.end;
-    api.track = threadTrack(call.tid);
-    api.name = intern(call.name);
+    api.start = start;
+    api.end = end;
+    api.track = threadTrack(tid);
+    api.name = intern(name);
     api.kind = ItemKind::Api;
-    appendDetail(api.details, "return", call.returnValue);
-    appendDetail(api.details, "args", joinParams(call.params));
+    appendDetail(api.details, "return", returnValue);
+    appendDetail(api.details, "args", joinParams(params));
+    m_lastTime = std::max(m_lastTime, end);
+    return api;
+}
+
+void TimelineCollector::onOclApiCall(const atp::OclApiCall& call) {
+    Item api = apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params);
     if (call.consecutiveCalls > 1) {
         appendDetail(api.details, "calls", std::to_string(call.consecutiveCalls));
     }
-    m_lastTime = std::max(m_lastTime, call.end);
     add(std::move(api));
     if (!call.hasCommand) return;
 
@@ -122,16 +131,7 @@ void TimelineCollector::onOclApiCall(const atp::OclApiCall& call) {
 }
 
 void TimelineCollector::onHsaApiCall(const atp::HsaApiCall& call) {
-    Item api;
-    api.start = call.start;
-    api.end = call.end;
-    api.track = threadTrack(call.tid);
-    api.name = intern(call.name);
-    api.kind = ItemKind::Api;
-    appendDetail(api.details, "return", call.returnValue);
-    appendDetail(api.details, "args", joinParams(call.params));
-    m_lastTime = std::max(m_lastTime, call.end);
-    add(std::move(api));
+    add(apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params));
     if (!call.hasTransferTimes) return;
 
     Item transfer;
@@ -181,7 +181,7 @@ void TimelineCollector::onMarker(const atp::MarkerEvent& event) {
 
 void TimelineCollector::closeMarker(uint64_t tid, OpenMarker&& open, uint64_t end,
                                     const atp::Marker* ending) {
-    // EndEx renames the marker and its group (spec §6.2).
+    // EndEx renames the marker and its group (docs/format.md#perfmarker-section).
     if (ending != nullptr && !ending->name.empty()) {
         open.name = ending->name;
         open.group = ending->group;
@@ -222,10 +222,8 @@ void TimelineCollector::onFileEnd(std::string_view /*file*/) {
 uint32_t TimelineCollector::threadTrack(uint64_t tid) {
     auto found = m_threadTracks.find(tid);
     if (found != m_threadTracks.end()) return found->second;
-    if (m_timeline.processes.empty()) onFileBegin("trace");
-    const auto index = static_cast<uint32_t>(m_timeline.tracks.size());
-    m_timeline.tracks.push_back({static_cast<uint32_t>(m_timeline.processes.size() - 1),
-                                 TrackKind::Thread, "thread " + std::to_string(tid)});
+    const uint32_t index =
+        newTrack(TrackKind::Thread, [tid] { return "thread " + std::to_string(tid); });
     m_threadTracks.emplace(tid, index);
     return index;
 }
@@ -234,11 +232,17 @@ uint32_t TimelineCollector::queueTrack(const QueueKey& key,
                                        const std::function<std::string()>& label) {
     auto found = m_queueTracks.find(key);
     if (found != m_queueTracks.end()) return found->second;
+    const uint32_t index = newTrack(TrackKind::Queue, label);
+    m_queueTracks.emplace(key, index);
+    return index;
+}
+
+// A row of the current process (of a stand-in file "trace" when records come before any file).
+uint32_t TimelineCollector::newTrack(TrackKind kind, const std::function<std::string()>& label) {
     if (m_timeline.processes.empty()) onFileBegin("trace");
     const auto index = static_cast<uint32_t>(m_timeline.tracks.size());
     m_timeline.tracks.push_back(
-        {static_cast<uint32_t>(m_timeline.processes.size() - 1), TrackKind::Queue, label()});
-    m_queueTracks.emplace(key, index);
+        {static_cast<uint32_t>(m_timeline.processes.size() - 1), kind, label()});
     return index;
 }
 

@@ -84,10 +84,13 @@ private:
         std::string userString;
     };
 
+    Item apiItem(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
+                 std::string_view returnValue, const std::vector<std::string_view>& params);
     uint32_t threadTrack(uint64_t tid);
     // (API family: 0 OpenCL, 1 HSA, 2 HSA copies; agent; queue). The label is made once.
     using QueueKey = std::tuple<int, uint64_t, uint64_t>;
     uint32_t queueTrack(const QueueKey& key, const std::function<std::string()>& label);
+    uint32_t newTrack(TrackKind kind, const std::function<std::string()>& label);
     uint32_t intern(std::string_view text);
     void add(Item&& item);
     void prune(size_t keep);

@@ -105,6 +105,46 @@ TEST(AnalysisParams, HsaParametersAndAgents) {
     EXPECT_FALSE(parseHsaAgent("{other=1}"));
 }
 
+// Every parameter the rules and pages read exists, by its name, in every API it is read from:
+// a name the catalogue does not have would read as "" forever after.
+TEST(AnalysisParams, EveryOpenClParameterReadIsInTheCatalogue) {
+    const std::vector<const OclParam*> all = oclParams().all();
+    EXPECT_EQ(all.size(), 15u);
+    for (const OclParam* param : all) EXPECT_EQ(param->unresolved(), std::vector<std::string>{});
+    const OclParam typo{{"global_work_sizes"}, {"clEnqueueNDRangeKernel", "clEnqueueFoo*"}};
+    EXPECT_EQ(typo.unresolved(),
+              (std::vector<std::string>{"clEnqueueNDRangeKernel has no parameter global_work_sizes",
+                                        "no API matches clEnqueueFoo*"}));
+}
+
+TEST(AnalysisParams, OpenClParametersByName) {
+    atp::OclApiCall call;
+    call.name = "clEnqueueNDRangeKernel";
+    call.params = {"0x1", "0x2", "1", "NULL", "[64]", "[16]", "0", "NULL", "[0x3]"};
+    const OclParams& params = oclParams();
+    EXPECT_EQ(params.queue.in(call), "0x1");
+    EXPECT_EQ(params.globalWorkSize.in(call), "[64]");
+    EXPECT_EQ(params.localWorkSize.in(call), "[16]");
+    EXPECT_EQ(params.mapFlags.in(call), "");  // not read from this API
+    call.params.resize(5);                    // printed fewer parameters
+    EXPECT_EQ(params.localWorkSize.in(call), "");
+    call.name = "clRetainKernel";
+    call.params = {"0x4"};
+    EXPECT_EQ(params.retained.in(call), "0x4");
+    call.name = "clCreateSubBuffer";  // a sub-buffer's owner is its buffer
+    call.params = {"0x5", "CL_MEM_READ_ONLY", "CL_BUFFER_CREATE_TYPE_REGION", "[{0,64}]", "NULL"};
+    EXPECT_EQ(params.owner.in(call), "0x5");
+    // APIs without a prototype in the catalogue: an AMD extension and a Windows sharing API.
+    call.name = "clSVMFreeAMD";
+    call.params = {"0x6", "0x7000"};
+    EXPECT_EQ(params.svmPointer.in(call), "0x7000");
+    call.name = "clEnqueueAcquireD3D10ObjectsKHR";
+    call.params = {"0x8", "1", "[0x9]", "0", "NULL", "NULL"};
+    EXPECT_EQ(params.queue.in(call), "0x8");
+    call.name = "clEnqueueSomething";  // unknown to the format
+    EXPECT_EQ(params.queue.in(call), "");
+}
+
 std::vector<Table> sampleTables() {
     return {
         Table{

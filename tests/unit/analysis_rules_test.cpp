@@ -1,4 +1,4 @@
-// The best-practice rules of spec §8.2, each seen firing and not firing.
+// The best-practice rules (docs/summary.md#best-practice-rules), each seen firing and not firing.
 #include <gtest/gtest.h>
 
 #include "analysis_test_util.h"

@@ -108,6 +108,24 @@ TEST(ExportCsv, FullDiskIsAnError) {
     EXPECT_NE(file.error().find("/dev/full"), std::string::npos);
 }
 
+TEST(ExportCsv, TablesOpenOnceAndKeepTheFirstError) {
+    ExportScratch scratch;
+    CsvTables tables(3);
+    tables.open(0, scratch.file("a.csv"), "x").field("1").endRow();
+    tables.open(0, scratch.file("other.csv"), "y").field("2").endRow();  // already open
+    tables.open(1, "/nonexistent-dir/b.csv", "x");
+    tables.open(1, "/nonexistent-dir/b.csv", "x");  // failed: not tried again
+    EXPECT_FALSE(tables.isOpen(1));
+    EXPECT_FALSE(tables.isOpen(2));
+    EXPECT_EQ(tables.written(),
+              (std::vector<std::string>{scratch.file("a.csv"), "/nonexistent-dir/b.csv"}));
+    std::string error;
+    EXPECT_FALSE(tables.close(error));
+    EXPECT_NE(error.find("/nonexistent-dir/b.csv"), std::string::npos);
+    EXPECT_EQ(test::slurp(scratch.file("a.csv")), "x\r\n1\r\n2\r\n");
+    EXPECT_FALSE(std::filesystem::exists(scratch.file("other.csv")));
+}
+
 TEST(ExportCommon, PidFromFileName) {
     EXPECT_EQ(pidFromFileName("/tmp/run/vecadd.4242.atp"), 4242u);
     EXPECT_EQ(pidFromFileName("vecadd.atp"), 0u);

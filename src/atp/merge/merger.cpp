@@ -24,6 +24,17 @@ namespace {
 using record::RecordKind;
 using record::RecordView;
 
+// Marker records carry the values of MarkerKind (record/record_format.h): the marker lines are
+// written with a cast from one to the other.
+static_assert(static_cast<uint32_t>(RecordKind::MarkerBegin) ==
+                  static_cast<uint32_t>(MarkerKind::Begin),
+              "record::RecordKind and atp::MarkerKind share the marker values");
+static_assert(static_cast<uint32_t>(RecordKind::MarkerEnd) == static_cast<uint32_t>(MarkerKind::End),
+              "record::RecordKind and atp::MarkerKind share the marker values");
+static_assert(static_cast<uint32_t>(RecordKind::MarkerEndEx) ==
+                  static_cast<uint32_t>(MarkerKind::EndEx),
+              "record::RecordKind and atp::MarkerKind share the marker values");
+
 constexpr std::string_view kFragmentSuffix = ".frag";
 
 struct InputFile {

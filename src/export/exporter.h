@@ -1,0 +1,51 @@
+// The base of the exporters: a TraceListener that writes files, and what every exporter does
+// with the frame of a traced file (docs/export.md#processes-and-pids): it decides the file's
+// pid, pairs its marker lines into spans for writeMarker(), and ends a file that a failed parse
+// left open before the outputs are closed.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "atp/read/trace_parser.h"
+#include "export/export_common.h"
+#include "export/marker_spans.h"
+
+namespace perfmarker::exporter {
+
+class Exporter : public atp::TraceListener {
+public:
+    // Writes what is still buffered and closes every file. False with `error` naming the file
+    // on the first write error (an error seen during the export is reported here too).
+    bool finish(std::string& error);
+    // The files written so far, in the order they were created.
+    virtual std::vector<std::string> writtenFiles() const = 0;
+    const WarningLog& warnings() const { return m_warnings; }
+
+    void onFileBegin(std::string_view file) final;
+    void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
+    void onMarker(const atp::MarkerEvent& marker) override;
+    void onFileEnd(std::string_view file) final;
+
+protected:
+    Exporter();
+
+    // The start of a traced file, after its pid and its markers have been reset.
+    virtual void beginFile(std::string_view file) { (void)file; }
+    // A marker span, as the marker lines of a thread close it (see MarkerMatcher).
+    virtual void writeMarker(const MarkerSpan& span) = 0;
+    // The end of a traced file, after its last marker spans were written.
+    virtual void endFile() {}
+    // What finish() does once the last file has ended.
+    virtual bool closeOutputs(std::string& error) = 0;
+
+    WarningLog m_warnings;
+    ProcessIds m_processIds;
+    MarkerMatcher m_markers;
+
+private:
+    bool m_inFile = false;  // between onFileBegin and onFileEnd
+};
+
+}  // namespace perfmarker::exporter
