@@ -46,7 +46,7 @@ unsigned hsaAmdExtSlotCount();
 
 // The HSA_API_Type name of an id ("" when unknown); -1 is "UNKNOWN".
 std::string_view hsaApiTypeName(int id);
-constexpr int kHsaApiTypeCount = 199;  // HSA_API_Type_COUNT of Appendix B
+constexpr int kHsaApiTypeCount = 199;  // HSA_API_Type_COUNT (docs/format.md#hsa-api-ids)
 
 // The constant's name in enum `type`, or "" when the value has none.
 std::string_view hsaEnumName(std::string_view type, int64_t value);

@@ -30,7 +30,7 @@ std::string line(const std::string& bytes, const HsaAgentNames& agents = {}) {
     return text;
 }
 
-TEST(HsaFormat, CatalogueHasAppendixBIdsAndBothTables) {
+TEST(HsaFormat, CatalogueHasTheDocumentedApiIdsAndBothTables) {
     EXPECT_EQ(hsaApiByName("hsa_queue_create")->apiTypeId, 46);
     EXPECT_EQ(hsaApiByName("hsa_amd_memory_async_copy")->apiTypeId, 128);
     EXPECT_EQ(hsaApiByName("hsa_amd_memory_async_copy_rect")->apiTypeId, 197);
