@@ -132,6 +132,7 @@ void runMerge(const CollectRequest& request, const std::vector<long>& markerOnly
 }
 
 void moveOutputs(const CollectRequest& request, CollectResult& result, std::ostream& log) {
+    if (!request.outputPath) return;  // (the files stay in the session directory)
     const std::vector<SessionFile> files = listSessionFiles(request.sessionDir);
     const long mainPid = effectiveMainPid(request.mainPid, files);
     for (const SessionFile& file : files) {

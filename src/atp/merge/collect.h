@@ -40,7 +40,8 @@ struct CollectRequest {
     RunDescription run;
     record::SessionConfig session;  // the run's trace options, for the merge
     bool removeWhenEmpty = true;    // rmdir the session directory when nothing is left
-    // Where the file of process `pid` with extension `ext` ("atp", "clperfmarker", ...) goes.
+    // Where the file of process `pid` with extension `ext` ("atp", "clperfmarker", ...) goes
+    // (empty: every file stays in the session directory).
     std::function<std::string(long pid, bool isMain, const std::string& ext)> outputPath;
     // Bytes merged so far out of the total for one process (may be empty).
     std::function<void(long pid, uint64_t done, uint64_t total)> progress;
