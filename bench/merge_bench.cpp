@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "atp/merge/merger.h"
-#include "record/fragment.h"
 #include "atp_trace_support.h"
+#include "record/fragment.h"
 
 namespace {
 
@@ -34,11 +34,11 @@ constexpr uint16_t kReadBufferSlot = 48;
 void writeThread(const std::string& dir, uint64_t tid, uint64_t calls) {
     std::vector<Rec> records;
     if (tid == 1) {
-        records = {objectInfo(1, perfmarker::record::ObjectType::Context, 0, kContext),
-                   objectInfo(2, perfmarker::record::ObjectType::Device, 0, kDevice, 0, kDevice, 4,
-                              "gfx900"),
-                   objectInfo(3, perfmarker::record::ObjectType::Queue, 0, kQueue, kContext,
-                              kDevice)};
+        records = {
+            objectInfo(1, perfmarker::record::ObjectType::Context, 0, kContext),
+            objectInfo(2, perfmarker::record::ObjectType::Device, 0, kDevice, 0, kDevice, 4,
+                       "gfx900"),
+            objectInfo(3, perfmarker::record::ObjectType::Queue, 0, kQueue, kContext, kDevice)};
     }
     uint64_t serial = 0;
     uint64_t t = 1000;
@@ -99,8 +99,8 @@ void BM_MergeProcess(benchmark::State& state) {
     const uint64_t output = bytesIn(dir, ".atp");
     fs::remove_all(dir);
     state.counters["ns_per_call"] = benchmark::Counter(
-        static_cast<double>(calls), benchmark::Counter::kIsIterationInvariantRate |
-                                        benchmark::Counter::kInvert);
+        static_cast<double>(calls),
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
     state.counters["in_MB"] = static_cast<double>(input) / 1e6;
     state.counters["out_MB"] = static_cast<double>(output) / 1e6;
 }

@@ -79,7 +79,7 @@ private:
     }
 };
 
-// The fast scanners of the parts (trace_part_scan.h) against the plain definitions they
+// The fast scanners of the parts (scan.h) against the plain definitions they
 // replace, on every line of the input, each in a buffer of its own so that the sanitizer sees
 // any byte read beyond it. A difference stops the fuzzer.
 inline void compareScanners(std::string_view text) {

@@ -136,8 +136,7 @@ void moveOutputs(const CollectRequest& request, CollectResult& result, std::ostr
     const std::vector<SessionFile> files = listSessionFiles(request.sessionDir);
     const long mainPid = effectiveMainPid(request.mainPid, files);
     for (const SessionFile& file : files) {
-        const std::string target =
-            request.outputPath(file.pid, file.pid == mainPid, file.ext);
+        const std::string target = request.outputPath(file.pid, file.pid == mainPid, file.ext);
         std::string error;
         if (moveFile(file.path, target, error)) {
             result.written.push_back(target);

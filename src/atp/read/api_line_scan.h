@@ -22,12 +22,12 @@ inline void paramMasks(Bounds bounds, const char* p, size_t n, uint64_t& semi, u
     });
 }
 
-// Splits [origin + from, origin + to) on ';' outside double quotes and brackets (splitParams()
-// of atp_reader.cpp: inside quotes a backslash hides the next byte; an unmatched closing bracket
-// is ignored), calling `emit` with each parameter in turn. `masks(base, semi, special)` gives the
-// ';' and the other bytes that may matter (ParamBytes) among those of [origin + from,
-// origin + to) in the 64 bytes at origin + base, for each multiple of 64 that `base` takes from
-// the one at or before `from`.
+// Splits [origin + from, origin + to) on ';' outside double quotes and brackets (as splitParams()
+// of the tests' reference, tests/support/api_line_reference.h: inside quotes a backslash hides
+// the next byte; an unmatched closing bracket is ignored), calling `emit` with each parameter in
+// turn. `masks(base, semi, special)` gives the ';' and the other bytes that may matter
+// (ParamBytes) among those of [origin + from, origin + to) in the 64 bytes at origin + base, for
+// each multiple of 64 that `base` takes from the one at or before `from`.
 template <typename Masks, typename Emit>
 inline void forEachParamIn(const char* origin, size_t from, size_t to, Masks&& masks,
                            Emit&& emit) {
@@ -118,8 +118,9 @@ inline void splitParams(std::string_view text, std::vector<std::string_view>& ou
 
 inline bool isSpaceByte(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
-// Position of the comment " /*" outside double quotes in a parameter list, or npos
-// (commentStart() of atp_reader.cpp). Most lists have no "/*" at all: that is checked first.
+// Position of the comment " /*" outside double quotes in a parameter list, or npos (as
+// commentStart() of the tests' reference). Most lists have no "/*" at all: that is checked
+// first.
 inline size_t commentStart(std::string_view inner) {
     if (inner.size() < 2) return std::string_view::npos;
     if (inner.substr(0, 2) == "/*") return 0;
@@ -153,8 +154,8 @@ inline size_t commentStart(std::string_view inner) {
     return std::string_view::npos;
 }
 
-// The pieces of "Ret = Name ( p1;p2;... /*comment*/ )" (parseApiLine() of atp_reader.h, the
-// parameters left unsplit).
+// The pieces of "Ret = Name ( p1;p2;... /*comment*/ )" (as parseApiLine() of the tests'
+// reference gives them, the parameters left unsplit).
 struct ApiText {
     std::string_view returnValue;
     std::string_view name;

@@ -1,4 +1,4 @@
-// Shared pieces of the streaming reader's parts (trace_part_common.h).
+// Shared pieces of the streaming reader's parts (part_support.h).
 #include "atp/read/part_support.h"
 
 #include <cstring>

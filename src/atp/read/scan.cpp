@@ -1,4 +1,4 @@
-// The run-time choice of the byte scanning's wide blocks (trace_part_scan.h).
+// The run-time choice of the byte scanning's wide blocks (scan.h).
 #include "atp/read/api_line_scan.h"
 
 #include <cstdlib>

@@ -4,7 +4,7 @@
 // the fuzz targets compare them); it only gets there with fewer steps: 16 or 64 bytes at a time
 // with SSE2 (the x86-64 baseline), 64 bytes in one register with AVX-512BW where the processor
 // has it (chosen at run time, once per block of lines: wideBlocks()), eight digits at a time for
-// numbers. Other targets use the same code with a portable mask builder. Internal to src/atp.
+// numbers. Other targets use the same code with a portable mask builder. Internal to src/atp/read.
 #pragma once
 
 #include <algorithm>

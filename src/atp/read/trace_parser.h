@@ -99,7 +99,7 @@ public:
     // Whether a line's view stays valid after the next call, while the input lives (lines of
     // a buffer in memory); otherwise it is valid until the next call only.
     virtual bool linesStay() const { return false; }
-    // For a reader on another thread (trace_part_ahead.h), of a cursor whose lines do not stay:
+    // For a reader on another thread (read_ahead.h), of a cursor whose lines do not stay:
     // holdBuffer() keeps the buffer that the last line lies in (with every later line in it)
     // unchanged while the returned owner lives, and the cursor reads on into other buffers;
     // bufferSerial() changes whenever a line lies in another buffer than the line before it.

@@ -39,7 +39,7 @@ Outcome parse(const std::string& text) {
     EXPECT_EQ(again.parseStream(in, "t.atp", error), o.ok);
     EXPECT_EQ(error, o.error);
     EXPECT_EQ(streamed.log, o.r.log);
-    // And so does the reader with its second thread on every API section (trace_part_ahead.h).
+    // And so does the reader with its second thread on every API section (read_ahead.h).
     Recorder ahead;
     TraceParser threaded;
     threaded.setReadAhead(0);
