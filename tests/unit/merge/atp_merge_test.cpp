@@ -324,6 +324,27 @@ TEST(Merge, BrokenFinishedMarkerFileIsNotMerged) {
     EXPECT_THAT(m.result.notes, Contains(HasSubstr("b.clperfmarker:")));
 }
 
+// Anything in a finished marker file but Perfmarker lines keeps it out of the merge, and the
+// note names the line: a header line, a section of another kind, a malformed marker line.
+TEST(Merge, FinishedMarkerFileWithOtherContentIsNotMerged) {
+    const std::pair<std::string, std::string> cases[] = {
+        {"ProfilerVersion=1\n=====Perfmarker Output=====\n", ":1: expected the Perfmarker section"},
+        {"=====Perfmarker Output=====\n1\n0\n=====ocl API Trace Output=====\n",
+         ":4: section '=====ocl API Trace Output=====' is not a Perfmarker section"},
+        {"\n=====Perfmarker Output=====\n1\n1\nnot a marker\n", ":5: expected"},
+    };
+    for (const auto& [text, note] : cases) {
+        SCOPED_TRACE(text);
+        TempDir dir;
+        writeOclProcess(dir, kPid);
+        writeFile(dir.file("b.clperfmarker"), text);
+        Merged m = merge(dir, kPid, dir.file("b"));
+        ASSERT_TRUE(m.ok) << m.error;
+        EXPECT_THAT(m.result.kept, ElementsAre(dir.file("b.clperfmarker")));
+        EXPECT_THAT(m.result.notes, Contains(HasSubstr("b.clperfmarker" + note)));
+    }
+}
+
 // The catalogue formatter of ocl_format.h, end to end (slots and ids of cl_api_table.inc).
 TEST(Merge, WithTheRealFormatter) {
     constexpr uint16_t kFinishSlot = 47;
