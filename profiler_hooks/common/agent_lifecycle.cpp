@@ -25,6 +25,7 @@ namespace {
 record::SessionConfig& g_config = *new record::SessionConfig();
 AgentIdentity g_agent;
 long g_initPid = 0;
+atp::ProcessStart& g_processStart = *new atp::ProcessStart();  // for the header (see g_config)
 bool g_started = false;
 std::once_flag g_startOnce;
 std::once_flag g_flushOnce;
@@ -76,6 +77,7 @@ void startOnce() {
     }
     g_config = session.config;
     g_initPid = static_cast<long>(getpid());
+    g_processStart = atp::ProcessStart::now();
     startControls(g_config);
     g_recorder = new record::Recorder(recorderOptions(g_config, g_initPid));  // lives until exit
     std::string liveError;
@@ -125,7 +127,7 @@ void flushAgent() {
 void finishAgent() {
     if (g_recorder == nullptr || static_cast<long>(getpid()) != g_initPid) return;
     flushAgent();
-    atp::mergeAtAgentExit(g_config, g_initPid, g_agent.fragmentTag, g_agent.name);
+    atp::mergeAtAgentExit(g_config, g_initPid, g_agent.fragmentTag, g_agent.name, g_processStart);
 }
 
 }  // namespace perfmarker::hooks

@@ -1,12 +1,11 @@
 // `perfmarker export --format perfetto|vtune|csv TRACE... [-o OUT]`: converts traces for other
 // tools through the exporters of src/export (see docs/export.md).
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
+#include "atp/read/clock_alignment.h"
 #include "atp/read/trace_parser.h"
 #include "cli/commands.h"
 #include "export/csv_exporter.h"
@@ -62,12 +61,6 @@ std::string outputPath(const ExportSettings& settings) {
     return (fs::path(settings.output) / fs::path(base).filename()).string() + suffix;
 }
 
-std::string localHostname() {
-    char name[256] = {};
-    if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
-    return name;
-}
-
 std::unique_ptr<exporter::Exporter> makeExporter(const ExportSettings& settings) {
     const std::string out = outputPath(settings);
     if (settings.format == "perfetto") {
@@ -77,7 +70,8 @@ std::unique_ptr<exporter::Exporter> makeExporter(const ExportSettings& settings)
     if (settings.format == "vtune") {
         exporter::VtuneOptions options;
         options.base = out;
-        options.hostname = settings.hostname.empty() ? localHostname() : settings.hostname;
+        options.hostname = settings.hostname;
+        options.fallbackHostname = atp::localHostName();
         options.rawClockOffsetNs = exporter::measureRawClockOffsetNs();
         return std::make_unique<exporter::VtuneExporter>(std::move(options));
     }
@@ -94,13 +88,25 @@ void printWarnings(const exporter::WarningLog& log) {
 
 int runExport(const ExportSettings& settings) {
     const std::unique_ptr<exporter::Exporter> output = makeExporter(settings);
+    // VTune files are per host, each on its own clock; the other formats put every trace on
+    // one timeline (atp/read/clock_alignment.h).
+    atp::HostAlignment alignment;
+    alignment.shiftNs.assign(settings.inputs.size(), 0);
+    if (settings.format != "vtune") alignment = atp::alignInputs(settings.inputs);
+    for (const std::string& warning : alignment.warnings) {
+        std::cerr << "perfmarker export: warning: " << warning << "\n";
+    }
+    if (!alignment.aligned.empty()) std::cerr << "perfmarker export: " << alignment.aligned << "\n";
+    atp::ShiftingListener aligned(*output);
     ParserWarnings parserWarnings;
     atp::TraceParser parser;
-    parser.addListener(*output);
+    parser.addListener(aligned);
     parser.addListener(parserWarnings);
     std::string error;
     bool parsed = true;
-    for (const std::string& input : settings.inputs) {
+    for (size_t i = 0; i < settings.inputs.size(); ++i) {
+        const std::string& input = settings.inputs[i];
+        aligned.setShift(alignment.shiftNs[i]);
         if (!parser.parseFile(input, error)) {
             std::cerr << "perfmarker export: " << error << "\n";
             parsed = false;
@@ -139,7 +145,8 @@ Subcommand addExportCommand(CLI::App& app) {
                      "perfetto: split the output into files of at most this size (default 256)")
         ->check(CLI::PositiveNumber);
     command->add_option("--hostname", settings->hostname,
-                        "vtune: the machine the traces were taken on (default this one)");
+                        "vtune: the host in the file names (default: each trace's HostName=, "
+                        "else this machine)");
     Subcommand tool;
     tool.command = command;
     tool.run = [settings] { return runExport(*settings); };

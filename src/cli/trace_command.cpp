@@ -84,7 +84,11 @@ atp::RunDescription describeRun(const TraceSettings& settings, const std::string
     atp::RunDescription run;
     run.application = application;
     run.arguments.assign(settings.command.begin() + 1, settings.command.end());
-    run.workingDirectory = settings.workingDir.empty() ? "" : absolutePath(settings.workingDir);
+    // The application runs in -w's directory, or in ours.
+    std::error_code error;
+    run.workingDirectory = settings.workingDir.empty() ? fs::current_path(error).string()
+                                                       : absolutePath(settings.workingDir);
+    run.hostName = atp::localHostName();
     for (const std::string& assignment : settings.envAssignments) {
         const size_t eq = assignment.find('=');
         run.envVars.emplace_back(assignment.substr(0, eq), assignment.substr(eq + 1));
@@ -123,8 +127,8 @@ std::string findAgent() {
 std::string findHsaAgent() {
     const AgentLocation agent = locateHsaAgent(std::getenv(kAgentDirVariable), currentExecutable());
     if (agent.path.empty()) {
-        std::cerr << "perfmarker trace: --hsa: cannot find the HSA trace agent " << kHsaAgentFileName
-                  << "; looked at:\n";
+        std::cerr << "perfmarker trace: --hsa: cannot find the HSA trace agent "
+                  << kHsaAgentFileName << "; looked at:\n";
         for (const std::string& candidate : agent.searched) std::cerr << "  " << candidate << "\n";
         std::cerr << "set " << kAgentDirVariable << " to the directory that holds it\n";
     }
@@ -133,8 +137,7 @@ std::string findHsaAgent() {
 
 // Collects the session into the user's output names (paths.h), with a progress line on stderr
 // where asked for or where stderr is a terminal.
-atp::CollectResult collect(atp::CollectRequest& request, const std::string& output,
-                           bool progress) {
+atp::CollectResult collect(atp::CollectRequest& request, const std::string& output, bool progress) {
     ProgressLine line(progress, isatty(STDERR_FILENO) != 0);
     request.outputPath = [&output](long pid, bool isMain, const std::string& ext) {
         return processOutputPath(output, pid, isMain, ext);
@@ -170,8 +173,13 @@ int runTrace(const TraceSettings& settings) {
     }
 
     ChildSpec spec{command.path, settings.command,
-                   childEnvironment(settings, sessionDir, agentPath, hsaAgentPath), settings.workingDir};
+                   childEnvironment(settings, sessionDir, agentPath, hsaAgentPath),
+                   settings.workingDir};
+    atp::CollectRequest request;
+    request.run = describeRun(settings, command.path);
+    request.run.clockStart = atp::readClockAnchor();
     const ChildResult child = runChild(spec);
+    request.run.clockEnd = atp::readClockAnchor();
     if (!child.started) {
         std::cerr << "perfmarker trace: cannot run " << command.path << ": " << child.error << "\n";
         std::error_code ignored;
@@ -179,10 +187,8 @@ int runTrace(const TraceSettings& settings) {
         return child.pid < 0 ? kExitFailure : child.exitCode;
     }
 
-    atp::CollectRequest request;
     request.sessionDir = sessionDir;
     request.mainPid = child.pid;
-    request.run = describeRun(settings, command.path);
     request.session = sessionFromValues(settings.sessionValues);
     collect(request, output, settings.progress);
     return child.exitCode;

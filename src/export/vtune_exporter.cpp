@@ -36,24 +36,92 @@ int64_t measureRawClockOffsetNs() {
 
 VtuneExporter::VtuneExporter(VtuneOptions options) : m_options(std::move(options)) {}
 
-std::string VtuneExporter::tablePath(const VtuneOptions& options, std::string_view table) {
-    return options.base + "-" + std::string(table) + "-hostname-" + safeHostname(options.hostname) +
-           ".csv";
+std::string VtuneExporter::tablePath(const VtuneOptions& options, std::string_view host,
+                                     std::string_view table) {
+    return options.base + "-" + std::string(table) + "-hostname-" + safeHostname(host) + ".csv";
+}
+
+void VtuneExporter::beginFile(std::string_view file) {
+    m_file = std::string(file);
+    m_clocks = atp::TraceClocks();
+    m_clockProblem.clear();
+    m_decided = false;
+}
+
+void VtuneExporter::onHeader(std::string_view key, std::string_view value,
+                             atp::SourceLocation where) {
+    Exporter::onHeader(key, value, where);
+    m_clocks.take(key, value, m_clockProblem);
+}
+
+void VtuneExporter::decideClock() {
+    m_decided = true;
+    std::string host = m_options.hostname;
+    if (host.empty()) host = m_clocks.hostName;
+    if (host.empty()) {
+        host = m_options.fallbackHostname;
+        m_warnings.add(m_file + ": no HostName= in the header: files named after " + host);
+    }
+    if (!m_clockProblem.empty()) m_warnings.add(m_file + ": " + m_clockProblem);
+    m_anchored = m_clocks.start.has_value() || m_clocks.end.has_value();
+    if (m_anchored) {
+        const std::string problem = m_clocks.inconsistency();
+        if (!problem.empty()) {
+            m_warnings.add(m_file + ": inconsistent clock anchors: " + problem +
+                           "; converted with the start anchor alone");
+        }
+        m_conversion = m_clocks.rawConversion();
+    } else {
+        m_warnings.add(m_file +
+                       ": no clock anchors: CLOCK_MONOTONIC converted to CLOCK_MONOTONIC_RAW "
+                       "with this machine's offset now (right only on the traced machine, in "
+                       "the same boot)");
+    }
+    std::unique_ptr<CsvTables>& tables = m_hosts[host];
+    if (!tables) {
+        tables = std::make_unique<CsvTables>(kTableCount);
+        m_hostOrder.push_back(host);
+    }
+    m_tables = tables.get();
+    m_host = host;
+}
+
+std::vector<std::string> VtuneExporter::writtenFiles() const {
+    std::vector<std::string> files;
+    for (const std::string& host : m_hostOrder) {
+        const std::vector<std::string>& written = m_hosts.at(host)->written();
+        files.insert(files.end(), written.begin(), written.end());
+    }
+    return files;
+}
+
+bool VtuneExporter::closeOutputs(std::string& error) {
+    bool ok = true;
+    for (const std::string& host : m_hostOrder) {
+        std::string hostError;
+        if (!m_hosts.at(host)->close(hostError) && ok) {
+            ok = false;
+            error = hostError;
+        }
+    }
+    return ok;
 }
 
 CsvFile& VtuneExporter::table(Table which) {
-    if (m_tables.isOpen(which)) return m_tables[which];
-    return m_tables.open(which, tablePath(m_options, kTableNames[which]), kHeader, "\n");
+    if (m_tables->isOpen(which)) return (*m_tables)[which];
+    return m_tables->open(which, tablePath(m_options, m_host, kTableNames[which]), kHeader, "\n");
 }
 
 uint64_t VtuneExporter::convert(uint64_t timestampNs) const {
-    const int64_t offset = m_options.rawClockOffsetNs;
+    const int64_t offset = m_anchored ? m_conversion.offsetAt(static_cast<int64_t>(timestampNs))
+                                      : m_options.rawClockOffsetNs;
     if (offset < 0 && timestampNs < static_cast<uint64_t>(-offset)) return 0;
     return timestampNs + static_cast<uint64_t>(offset);
 }
 
 void VtuneExporter::interval(Table which, std::string_view name, uint64_t start, uint64_t end,
                              const uint64_t* tid) {
+    if (!m_decided) decideClock();
     m_pid = m_processIds.pid(m_warnings);
     CsvFile& file = table(which);
     file.field(name).number(convert(start)).number(convert(std::max(start, end))).number(m_pid);

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 
 #include "run_process.h"
 
@@ -114,6 +115,85 @@ TEST_F(ExportCli, VtuneAndCsvIntoADirectory) {
     for (const char* table : {"api", "enqueues", "markers"}) {
         EXPECT_TRUE(fs::exists(dir + "/ocl_vecadd-" + table + ".csv")) << table;
     }
+}
+
+// A marker-only trace of one process on `host`, its anchor taken at CLOCK_MONOTONIC `monotonic`
+// and CLOCK_REALTIME `realtime`, with one marker from `begin` to `end` (CLOCK_MONOTONIC).
+std::string hostTrace(const std::string& host, const std::string& monotonic,
+                      const std::string& realtime, const std::string& marker,
+                      const std::string& begin, const std::string& end) {
+    return "TraceFileVersion=3.2\nProcessId=" + std::to_string(host.size()) + "\nHostName=" + host +
+           "\nClockAnchorStart=CLOCK_MONOTONIC=" + monotonic + ";CLOCK_MONOTONIC_RAW=" + monotonic +
+           ";CLOCK_REALTIME=" + realtime +
+           "\n=====Perfmarker Output=====\n1\n2\nclBeginPerfMarker   " + marker + "   " + begin +
+           "   G\nclEndPerfMarker     " + end + "\n";
+}
+
+// The "ts" of the Perfetto slice named `name` (microseconds, as written), or "" when none.
+std::string sliceStart(const std::string& json, const std::string& name) {
+    const size_t at = json.find("\"name\":\"" + name + "\"");
+    if (at == std::string::npos) return "";
+    const size_t lineStart = json.rfind('\n', at) + 1;
+    const size_t ts = json.find("\"ts\":", lineStart);
+    if (ts == std::string::npos || ts > at) return "";
+    return json.substr(ts + 5, json.find(',', ts) - ts - 5);
+}
+
+// Two hosts, the second booted 5 s after the first: its CLOCK_MONOTONIC times are far smaller,
+// yet its marker began 500 ns after the first host's (on CLOCK_REALTIME). Exported together, it
+// lands there, on the first host's clock.
+TEST_F(ExportCli, TracesOfTwoHostsLandInOrderOnOneTimeline) {
+    const std::string alpha = m_scratch.path() + "/alpha.atp";
+    const std::string beta = m_scratch.path() + "/beta.atp";
+    std::ofstream(alpha) << hostTrace("alpha", "5000000000", "1700000000000000000", "OnAlpha",
+                                      "5000001000", "5000002000");
+    std::ofstream(beta) << hostTrace("beta", "1000", "1700000000000000500", "OnBeta", "2000",
+                                     "3000");
+    const std::string out = m_scratch.path() + "/both.json";
+    ProcessResult result = run({"--format", "perfetto", alpha, beta, "-o", out});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find("traces of 2 hosts (alpha, beta) aligned on CLOCK_REALTIME"),
+              std::string::npos)
+        << result.err;
+    std::string json = readFile(out);
+    EXPECT_EQ(sliceStart(json, "OnAlpha"), "5000001.000") << json;
+    EXPECT_EQ(sliceStart(json, "OnBeta"), "5000001.500") << json;
+
+    // The CSV export too; the first host decides the clock whatever the order.
+    result = run({"--format", "csv", beta, alpha, "-o", m_scratch.path() + "/both"});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    const std::string markers = readFile(m_scratch.path() + "/both-markers.csv");
+    EXPECT_NE(markers.find("OnBeta,G,,2000,3000,"), std::string::npos) << markers;
+    EXPECT_NE(markers.find("OnAlpha,G,,1500,2500,"), std::string::npos) << markers;
+
+    // A trace without anchors among them: said, and kept as recorded.
+    const std::string old = fixture("ocl_vecadd.atp");
+    result = run({"--format", "perfetto", alpha, beta, old, "-o", out});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find("warning: " + old + ": no clock anchors"), std::string::npos)
+        << result.err;
+    json = readFile(out);
+    EXPECT_EQ(sliceStart(json, "OnBeta"), "5000001.500");
+    EXPECT_EQ(sliceStart(json, "Setup"), "4035211900.500");
+}
+
+// VTune: each host's files, named after it and converted with its own anchors, wherever the
+// export runs; --hostname still overrides.
+TEST_F(ExportCli, VtuneNamesFilesAfterTheTracedHost) {
+    const std::string alpha = m_scratch.path() + "/alpha.atp";
+    std::ofstream(alpha) << hostTrace("alpha", "5000000000", "1700000000000000000", "OnAlpha",
+                                      "5000001000", "5000002000");
+    const std::string dir = m_scratch.path() + "/vt";
+    fs::create_directories(dir);
+    ProcessResult result = run({"--format", "vtune", alpha, "-o", dir + "/run"});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_EQ(result.err.find("warning"), std::string::npos) << result.err;
+    // CLOCK_MONOTONIC_RAW = CLOCK_MONOTONIC in this trace's anchor.
+    EXPECT_EQ(readFile(dir + "/run-markers-hostname-alpha.csv"),
+              "name,start_tsc.CLOCK_MONOTONIC_RAW,end_tsc,pid,tid\nOnAlpha,5000001000,5000002000,5,1\n");
+    result = run({"--format", "vtune", "--hostname", "box", alpha, "-o", dir + "/run"});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_TRUE(fs::exists(dir + "/run-markers-hostname-box.csv"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -246,6 +247,67 @@ TEST_F(Launcher, PidTokenInTheOutputNamesEveryProcess) {
         }
     }
     EXPECT_EQ(mainTraces, 1u);
+}
+
+// The value of header key `key` in the .atp text, or "(none)".
+std::string headerValue(const std::string& atp, const std::string& key) {
+    const size_t at = atp.rfind("\n" + key + "=", atp.find("\n====="));
+    if (at == std::string::npos) return "(none)";
+    const size_t start = at + key.size() + 2;
+    return atp.substr(start, atp.find('\n', start) - start);
+}
+
+// The number after "<clock>=" in an anchor value, -1 when missing.
+long long anchorClock(const std::string& anchor, const std::string& clock) {
+    const size_t at = anchor.find(clock + "=");
+    if (at == std::string::npos) return -1;
+    return std::stoll(anchor.substr(at + clock.size() + 1));
+}
+
+long long monotonicNow() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
+}
+
+// What only the traced machine knows goes into the header (docs/format.md#clock-anchors): the
+// host, the application's working directory (ours, or -w's), and the clocks read before the
+// application started and after it ended.
+TEST_F(Launcher, HeaderSaysWhereAndWhenTheRunWas) {
+#if defined(PERFMARKER_CL_MARKERS_PATH)
+    char host[256] = {};
+    ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+    for (const bool withDir : {false, true}) {
+        SCOPED_TRACE(withDir ? "-w" : "no -w");
+        std::vector<std::string> args{"trace", "-o", m_out + "/run.atp"};
+        const std::string dir = m_out + "/wd";
+        fs::create_directories(dir);
+        if (withDir) args.insert(args.end(), {"-w", dir});
+        args.insert(args.end(), {"--", PERFMARKER_CL_MARKERS_PATH});
+        const long long before = monotonicNow();
+        const ProcessResult result = run(args);
+        const long long after = monotonicNow();
+        ASSERT_EQ(result.exitCode, 0) << result.err;
+        const std::string atp = readFile(m_out + "/run.atp");
+        EXPECT_EQ(fs::canonical(headerValue(atp, "WorkingDirectory")),
+                  fs::canonical(withDir ? dir : fs::current_path().string()));
+        EXPECT_EQ(headerValue(atp, "HostName"), host[0] != '\0' ? host : "localhost");
+        const std::string start = headerValue(atp, "ClockAnchorStart");
+        const std::string end = headerValue(atp, "ClockAnchorEnd");
+        for (const char* clock :
+             {"CLOCK_MONOTONIC", "CLOCK_MONOTONIC_RAW", "CLOCK_REALTIME"}) {
+            EXPECT_GT(anchorClock(start, clock), 0) << start;
+            EXPECT_GT(anchorClock(end, clock), 0) << end;
+        }
+        const long long startMonotonic = anchorClock(start, "CLOCK_MONOTONIC");
+        const long long endMonotonic = anchorClock(end, "CLOCK_MONOTONIC");
+        EXPECT_LE(before, startMonotonic);
+        EXPECT_LE(startMonotonic, endMonotonic);
+        EXPECT_LE(endMonotonic, after);
+    }
+#else
+    GTEST_SKIP() << "the marker samples are not built";
+#endif
 }
 
 // An application that records markers but makes no OpenCL or HSA call (so no agent runs in

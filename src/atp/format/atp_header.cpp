@@ -104,6 +104,10 @@ std::string formatAtpHeader(const AtpHeader& header) {
     appendLine(out, "DisplayName", header.displayName);
     appendLine(out, "ClockDomain", kClockDomain);  // our extension (docs/format.md)
     if (header.processId != 0) appendLine(out, "ProcessId", std::to_string(header.processId));
+    if (!header.hostName.empty()) appendLine(out, kHostNameKey, header.hostName);
+    if (header.clockStart)
+        appendLine(out, kClockAnchorStartKey, formatClockAnchor(*header.clockStart));
+    if (header.clockEnd) appendLine(out, kClockAnchorEndKey, formatClockAnchor(*header.clockEnd));
     appendLine(out, "CLExcludedAPIs", commaJoined(header.clExcludedApis));
     return out;
 }

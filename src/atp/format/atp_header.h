@@ -10,13 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include "atp/format/clock_anchors.h"
+
 namespace perfmarker::atp {
 
 // What the profiler knows about the run; formatAtpHeader turns it into the header lines.
 struct AtpHeader {
     std::string application;  // absolute path of the profiled executable
     std::vector<std::string> applicationArgs;
-    std::string workingDirectory;                // empty when the launcher was not given one
+    std::string workingDirectory;                // the application's working directory
     std::optional<bool> fullEnvironment;         // written only when set (as 0 / 1, like rcprof)
     std::map<std::string, std::string> envVars;  // EnvVar=NAME=VALUE, sorted by name
     bool userTimer = false;
@@ -24,6 +26,10 @@ struct AtpHeader {
     std::string displayName;
     std::set<std::string> clExcludedApis;  // CLExcludedAPIs=, sorted and de-duplicated
     uint64_t processId = 0;                // ProcessId= (our extension), written when non-zero
+    // Our extensions (atp/format/clock_anchors.h), each written when known.
+    std::string hostName;
+    std::optional<ClockAnchor> clockStart;
+    std::optional<ClockAnchor> clockEnd;
 };
 
 inline constexpr std::string_view kTraceFileVersion = "3.2";
@@ -35,8 +41,9 @@ std::string_view profilerVersion();
 // "<sysname> Build <release>" from uname(2), e.g. "Linux Build 6.1.0-13-amd64".
 std::string osVersionString();
 
-// The header lines of docs/format.md#header in their order, then our ClockDomain= and ProcessId=
-// lines, then the OpenCL part's CLExcludedAPIs= line; every line ends in '\n'. Line breaks inside
+// The header lines of docs/format.md#header in their order, then our ClockDomain=, ProcessId=,
+// HostName=, ClockAnchorStart= and ClockAnchorEnd= lines, then the OpenCL part's CLExcludedAPIs=
+// line; every line ends in '\n'. Line breaks inside
 // values become spaces: a value must stay on its line.
 std::string formatAtpHeader(const AtpHeader& header);
 

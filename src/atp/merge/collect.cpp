@@ -84,6 +84,9 @@ bool mergeOne(const CollectRequest& request, uint64_t pid, std::string& error) {
     header.application = request.run.application;
     header.applicationArgs = request.run.arguments;
     header.workingDirectory = request.run.workingDirectory;
+    header.hostName = request.run.hostName;
+    header.clockStart = request.run.clockStart;
+    header.clockEnd = request.run.clockEnd;
     for (const auto& [name, value] : request.run.envVars) header.envVars[name] = value;
     MergeOptions options;
     std::string filterError;

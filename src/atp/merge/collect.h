@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "atp/format/clock_anchors.h"
 #include "record/session.h"
 
 namespace perfmarker::atp {
@@ -26,12 +28,16 @@ inline constexpr char kSessionBaseName[] = "trace";
 inline constexpr char kSessionDirPrefix[] = "perfmarker-session.";
 
 // What the .atp header says about the run (docs/format.md#header: Application, ApplicationArgs,
-// WorkingDirectory, EnvVar lines). Empty for `perfmarker merge`, which does not know the run.
+// WorkingDirectory, EnvVar lines, and docs/format.md#clock-anchors). Empty for
+// `perfmarker merge`, which does not know the run.
 struct RunDescription {
     std::string application;                                   // absolute path
     std::vector<std::string> arguments;                        // argv[1..]
-    std::string workingDirectory;                              // -w value; "" when not given
+    std::string workingDirectory;                              // the application's
     std::vector<std::pair<std::string, std::string>> envVars;  // -e values, in command-line order
+    std::string hostName;                                      // the machine it ran on
+    std::optional<ClockAnchor> clockStart;                     // before it started
+    std::optional<ClockAnchor> clockEnd;                       // after it ended
 };
 
 struct CollectRequest {

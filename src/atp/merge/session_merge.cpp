@@ -25,7 +25,19 @@ void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header
     }
 }
 
-void describeThisProcess(AtpHeader& header) {
+ProcessStart ProcessStart::now() {
+    ProcessStart start;
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) != nullptr) start.workingDirectory = cwd;
+    start.clocks = readClockAnchor();
+    return start;
+}
+
+void describeThisProcess(const ProcessStart& start, AtpHeader& header) {
+    header.workingDirectory = start.workingDirectory;
+    header.hostName = localHostName();
+    header.clockStart = start.clocks;
+    header.clockEnd = readClockAnchor();
     char exe[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) header.application.assign(exe, static_cast<size_t>(n));
@@ -46,13 +58,13 @@ std::string sessionTempDir(const record::SessionConfig& session, long pid) {
 }
 
 bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::string_view tag,
-                      const char* who) {
+                      const char* who, const ProcessStart& start) {
     const std::string tempDir = sessionTempDir(session, pid);
     if (!finishLiveAgent(tempDir, pid, tag)) return false;  // another agent merges later
     AtpHeader header;
     MergeOptions options;
     std::string error;
-    describeThisProcess(header);
+    describeThisProcess(start, header);
     applySessionToMerge(session, header, options, error);
     if (!error.empty()) std::fprintf(stderr, "perfmarker: %s: %s\n", who, error.c_str());
     MergeResult result;

@@ -19,19 +19,29 @@ namespace perfmarker::atp {
 void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header,
                          MergeOptions& options, std::string& error);
 
-// Application= and ApplicationArgs= of the calling process (/proc/self/exe, /proc/self/cmdline).
-void describeThisProcess(AtpHeader& header);
+// What an agent notes when its session starts, for the header its merge at exit writes.
+struct ProcessStart {
+    std::string workingDirectory;  // getcwd() then
+    ClockAnchor clocks;            // readClockAnchor() then
+
+    static ProcessStart now();
+};
+
+// The header lines the calling process can say about itself: Application= and ApplicationArgs=
+// (/proc/self/exe, /proc/self/cmdline), HostName=, and from `start` WorkingDirectory= and
+// ClockAnchorStart=; ClockAnchorEnd= is read now.
+void describeThisProcess(const ProcessStart& start, AtpHeader& header);
 
 // The directory that holds the session's fragments: PERFMARKER_TMPDIR, or the directory of the
 // output base of process `pid`.
 std::string sessionTempDir(const record::SessionConfig& session, long pid);
 
 // A tracing agent's merge at the end of process `pid`, after it flushed its fragments: it leaves
-// the live-agent registry (atp/merge/agent_registry.h) under `tag` and, when it was the process's last
-// live agent, merges the process's fragments and marker files into <base>.atp the way the
-// launcher would. Problems go to stderr, prefixed with `who` ("OpenCL trace layer"); returns
-// whether this agent merged and the merge succeeded.
+// the live-agent registry (atp/merge/agent_registry.h) under `tag` and, when it was the process's
+// last live agent, merges the process's fragments and marker files into <base>.atp the way the
+// launcher would, with the header describeThisProcess(start) gives. Problems go to stderr, prefixed
+// with `who` ("OpenCL trace layer"); returns whether this agent merged and the merge succeeded.
 bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::string_view tag,
-                      const char* who);
+                      const char* who, const ProcessStart& start);
 
 }  // namespace perfmarker::atp

@@ -19,6 +19,7 @@
 #include <iterator>
 
 #include "agent_trace.h"
+#include "atp/format/clock_anchors.h"
 #include "atp_document.h"
 #include "run_process.h"
 
@@ -174,6 +175,22 @@ TEST(LayerPocl, AgentWritesTheProcessTraceAtExit) {
     ASSERT_TRUE(perfmarker::atp::loadAtpFile(session + "/trace.atp", doc, error)) << error;
     ASSERT_NE(doc.headerValue("TraceFileVersion"), nullptr);
     EXPECT_EQ(*doc.headerValue("TraceFileVersion"), "3.2");
+    // What the process knows about itself (docs/format.md#clock-anchors): its working directory,
+    // its host, the clocks when its session started and when it merged, in that order.
+    ASSERT_NE(doc.headerValue("WorkingDirectory"), nullptr);
+    EXPECT_EQ(*doc.headerValue("WorkingDirectory"), std::filesystem::current_path().string());
+    ASSERT_NE(doc.headerValue("HostName"), nullptr);
+    EXPECT_EQ(*doc.headerValue("HostName"), perfmarker::atp::localHostName());
+    perfmarker::atp::TraceClocks clocks;
+    std::string problem;
+    for (const char* key : {"ClockAnchorStart", "ClockAnchorEnd"}) {
+        ASSERT_NE(doc.headerValue(key), nullptr) << key;
+        clocks.take(key, *doc.headerValue(key), problem);
+    }
+    ASSERT_TRUE(problem.empty()) << problem;
+    ASSERT_TRUE(clocks.start && clocks.end);
+    EXPECT_LT(clocks.start->monotonic, clocks.end->monotonic);
+    EXPECT_EQ(clocks.inconsistency(), "");
     using perfmarker::atp::SectionKind;
     const auto& api = doc.blocks[SectionKind::OclApiTrace];
     const auto& ts = doc.blocks[SectionKind::OclTimestamp];

@@ -31,14 +31,29 @@ protected:
     VtuneOptions options(int64_t offset = 0) const {
         return VtuneOptions{m_scratch.file("run"), "node7", offset};
     }
-    void feed(VtuneExporter& out) {
-        out.onFileBegin("app.321.atp");
+    using Header = std::vector<std::pair<std::string, std::string>>;
+    void feed(VtuneExporter& out, const Header& header = {}, const char* file = "app.321.atp") {
+        out.onFileBegin(file);
+        for (const auto& [key, value] : header) out.onHeader(key, value, {});
         out.onMarker(m_records.marker(7, atp::MarkerKind::Begin, 100, "Upload, part \"1\""));
         out.onOclApiCall(m_records.kernelEnqueue(7, 0, 110, 120, 200, 300));
         out.onOclApiCall(m_records.readEnqueue(7, 1, 130, 140, 310, 320));
         out.onMarker(m_records.marker(7, atp::MarkerKind::End, 400));
-        out.onFileEnd("app.321.atp");
+        out.onFileEnd(file);
     }
+    static bool warned(const VtuneExporter& out, const std::string& text) {
+        for (const std::string& message : out.warnings().messages()) {
+            if (message.find(text) != std::string::npos) return true;
+        }
+        return false;
+    }
+    // Start: offset 1000 at 100; end: offset 1004 at 500 (CLOCK_REALTIME far off, as it is).
+    const Header m_anchored = {
+        {"HostName", "traced"},
+        {"ClockAnchorStart",
+         "CLOCK_MONOTONIC=100;CLOCK_MONOTONIC_RAW=1100;CLOCK_REALTIME=1700000000000000100"},
+        {"ClockAnchorEnd",
+         "CLOCK_MONOTONIC=500;CLOCK_MONOTONIC_RAW=1504;CLOCK_REALTIME=1700000000000000500"}};
     ExportScratch m_scratch;
     RecordFactory m_records;
 };
@@ -88,8 +103,87 @@ TEST_F(VtuneExport, ClockOffsetIsAdded) {
 TEST_F(VtuneExport, HostnameCannotEscapeTheDirectory) {
     VtuneOptions settings = options();
     settings.hostname = "a/b";
-    EXPECT_EQ(VtuneExporter::tablePath(settings, "api"),
+    EXPECT_EQ(VtuneExporter::tablePath(settings, settings.hostname, "api"),
               m_scratch.file("run-api-hostname-a_b.csv"));
+}
+
+TEST_F(VtuneExport, TraceWithoutAnchorsFallsBackWithAWarning) {
+    VtuneOptions settings = options(7);
+    settings.hostname.clear();
+    settings.fallbackHostname = "exporter";
+    VtuneExporter out(settings);
+    feed(out);
+    std::string error;
+    ASSERT_TRUE(out.finish(error)) << error;
+    const auto markers = lines(slurp(m_scratch.file("run-markers-hostname-exporter.csv")));
+    EXPECT_EQ(markers[1], "\"Upload, part \"\"1\"\"\",107,407,321,7");
+    EXPECT_TRUE(warned(out, "app.321.atp: no clock anchors")) << out.warnings().messages().size();
+    EXPECT_TRUE(warned(out, "no HostName="));
+}
+
+// The trace's anchors decide the conversion and the file names: the same CSV whatever offset
+// and host name the exporting machine has.
+TEST_F(VtuneExport, AnchoredTraceGivesTheSameCsvWhereverItIsExported) {
+    std::vector<std::string> contents;
+    for (const int64_t exportingOffset : {int64_t{0}, int64_t{-987654321}, int64_t{55555}}) {
+        VtuneOptions settings = options(exportingOffset);
+        settings.hostname.clear();
+        settings.fallbackHostname = "machine" + std::to_string(exportingOffset);
+        VtuneExporter out(settings);
+        feed(out, m_anchored);
+        std::string error;
+        ASSERT_TRUE(out.finish(error)) << error;
+        EXPECT_TRUE(out.warnings().messages().empty()) << out.warnings().messages().front();
+        std::string all;
+        for (const char* table : {"markers", "api", "kernels", "transfers"}) {
+            all += slurp(m_scratch.file(std::string("run-") + table + "-hostname-traced.csv"));
+        }
+        contents.push_back(all);
+    }
+    EXPECT_EQ(contents[0], contents[1]);
+    EXPECT_EQ(contents[0], contents[2]);
+    // Interpolated: 1000 at 100 .. 1004 at 500.
+    const auto markers = lines(slurp(m_scratch.file("run-markers-hostname-traced.csv")));
+    EXPECT_EQ(markers[1], "\"Upload, part \"\"1\"\"\",1100,1403,321,7");
+    const auto kernels = lines(slurp(m_scratch.file("run-kernels-hostname-traced.csv")));
+    EXPECT_EQ(kernels[1], "reduce,1201,1302,321,");
+}
+
+TEST_F(VtuneExport, InconsistentAnchorsWarnAndUseTheStart) {
+    VtuneOptions settings = options(0);
+    settings.hostname.clear();
+    VtuneExporter out(settings);
+    Header header = m_anchored;
+    header[2].second = "CLOCK_MONOTONIC=50;CLOCK_MONOTONIC_RAW=1504;CLOCK_REALTIME=5";  // before
+    feed(out, header);
+    std::string error;
+    ASSERT_TRUE(out.finish(error)) << error;
+    EXPECT_TRUE(warned(out, "app.321.atp: inconsistent clock anchors: the end anchor is before"));
+    const auto markers = lines(slurp(m_scratch.file("run-markers-hostname-traced.csv")));
+    EXPECT_EQ(markers[1], "\"Upload, part \"\"1\"\"\",1100,1400,321,7");
+
+    VtuneExporter malformed(settings);
+    header[2].second = "CLOCK_MONOTONIC=x";
+    feed(malformed, header, "bad.1.atp");
+    ASSERT_TRUE(malformed.finish(error)) << error;
+    EXPECT_TRUE(warned(malformed, "bad.1.atp: ClockAnchorEnd=CLOCK_MONOTONIC=x: expected"));
+}
+
+TEST_F(VtuneExport, EachHostGetsItsOwnFilesOnItsOwnClock) {
+    VtuneOptions settings = options(0);
+    settings.hostname.clear();
+    VtuneExporter out(settings);
+    feed(out, m_anchored, "a.1.atp");
+    Header other = {{"HostName", "other"},
+                    {"ClockAnchorStart",
+                     "CLOCK_MONOTONIC=0;CLOCK_MONOTONIC_RAW=20;CLOCK_REALTIME=1700000000000000000"}};
+    feed(out, other, "b.2.atp");
+    std::string error;
+    ASSERT_TRUE(out.finish(error)) << error;
+    EXPECT_EQ(out.writtenFiles().size(), 8u);
+    const auto markers = lines(slurp(m_scratch.file("run-markers-hostname-other.csv")));
+    ASSERT_EQ(markers.size(), 2u);
+    EXPECT_EQ(markers[1], "\"Upload, part \"\"1\"\"\",120,420,2,7");
 }
 
 TEST_F(VtuneExport, UnwritableDirectoryIsReported) {
