@@ -8,6 +8,7 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config
+    dpkg-dev file    # dpkg-shlibdeps for `cpack -G DEB` (cmake/PerfmarkerPackaging.cmake)
     libgtest-dev libgmock-dev libbenchmark-dev
     libconcurrentqueue-dev
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
