@@ -12,6 +12,7 @@
 #include "api/api_filter.h"
 #include "atp/merge/agent_registry.h"
 #include "atp/merge/session_merge.h"
+#include "record/session_files.h"
 
 namespace perfmarker::hooks {
 
@@ -56,11 +57,11 @@ void startControls(const record::SessionConfig& c) {
     }).detach();
 }
 
-record::RecorderOptions recorderOptions(const record::SessionConfig& c, long pid) {
+record::RecorderOptions recorderOptions(const record::SessionConfig& c, const std::string& dir) {
     record::RecorderOptions o;
     o.mode = c.mode;
     o.intervalMs = c.intervalMs;
-    o.fragmentDir = atp::sessionTempDir(c, pid);
+    o.fragmentDir = dir;
     o.fragmentTag = std::string(g_agent.fragmentTag);
     o.maxMemoryBytes = size_t{c.maxMemoryMb} << 20;
     return o;
@@ -75,14 +76,21 @@ void startOnce() {
         report("invalid session, not tracing: " + session.error);
         return;
     }
+    const long pid = static_cast<long>(getpid());
+    std::string dirError;
+    const std::string dir =
+        record::processFilesDir(record::sessionTempDir(session.config, pid), pid, true, dirError);
+    if (dir.empty()) {
+        report("not tracing: " + dirError);
+        return;
+    }
     g_config = session.config;
-    g_initPid = static_cast<long>(getpid());
+    g_initPid = pid;
     g_processStart = atp::ProcessStart::now();
     startControls(g_config);
-    g_recorder = new record::Recorder(recorderOptions(g_config, g_initPid));  // lives until exit
+    g_recorder = new record::Recorder(recorderOptions(g_config, dir));  // lives until exit
     std::string liveError;
-    const std::string tempDir = atp::sessionTempDir(g_config, g_initPid);
-    if (!atp::registerLiveAgent(tempDir, g_initPid, g_agent.fragmentTag, liveError)) {
+    if (!atp::registerLiveAgent(dir, g_initPid, g_agent.fragmentTag, liveError)) {
         report(liveError);
     }
     std::atexit(&exitHandler);

@@ -6,9 +6,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "atp/format/perfmarker_section.h"
+#include "atp/format/safe_files.h"
+#include "record/session_files.h"
 
 namespace perfmarker::markers {
 namespace {
@@ -131,9 +134,29 @@ int MarkerCore::initialize() {
     record::RecorderOptions options;
     options.mode = m_config.mode;
     options.intervalMs = m_config.intervalMs;
-    options.fragmentDir = m_config.tempDir.empty()
-                              ? record::directoryOf(record::expandPid(m_config.outputBase, m_initPid))
-                              : m_config.tempDir;
+    // Where the output and the fragments go is checked now, not at finalize.
+    const std::string base = record::expandPid(m_config.outputBase, m_initPid);
+    const std::string outputDir = record::directoryOf(base);
+    if (base.back() == '/') {
+        std::fprintf(stderr,
+                     "perfmarker: not recording: the output base %s ends in '/'; name a file "
+                     "base in that directory (e.g. %srun)\n",
+                     base.c_str(), base.c_str());
+        return kFailedToOpenOutput;
+    }
+    if (access(outputDir.c_str(), W_OK | X_OK) != 0) {
+        std::fprintf(stderr, "perfmarker: not recording: cannot write into %s: %s\n",
+                     outputDir.c_str(), std::strerror(errno));
+        return kFailedToOpenOutput;
+    }
+    std::string error;
+    options.fragmentDir = record::processFilesDir(record::sessionTempDir(m_config, m_initPid),
+                                                  m_initPid, true, error);
+    if (options.fragmentDir.empty()) {
+        std::fprintf(stderr, "perfmarker: not recording: %s\n", error.c_str());
+        return kFailedToOpenOutput;
+    }
+    m_filesDir = options.fragmentDir;
     options.fragmentTag = m_flavor.extension;
     options.maxMemoryBytes = size_t{m_config.maxMemoryMb} << 20;
     m_recorder = std::make_unique<record::Recorder>(options);
@@ -188,13 +211,16 @@ int MarkerCore::finalize() {
         return kFailedToOpenOutput;
     }
     m_recorder->removeFragments();
+    // The process's own directory in a shared one goes once no library has files left in it.
+    if (m_filesDir != record::sessionTempDir(m_config, m_initPid)) rmdir(m_filesDir.c_str());
     return kSuccess;
 }
 
 bool MarkerCore::writeOutput(const std::string& path, std::string& error) {
-    // Write to a temporary name and rename: a reader never sees half a file.
-    const std::string temp = path + ".tmp" + std::to_string(getpid());
-    int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    // Write to a new temporary name and rename: a reader never sees half a file, and a file
+    // someone else put at a name we would use is never written into (atp/format/safe_files.h).
+    std::string temp;
+    int fd = atp::createTempNextTo(path, 0666, temp);
     if (fd < 0) {
         error = std::strerror(errno);
         return false;

@@ -115,6 +115,7 @@ private:
     std::unique_ptr<record::Recorder> m_recorder;
     record::SessionConfig m_config;
     long m_initPid = 0;
+    std::string m_filesDir;  // where the fragments go (record/session_files.h)
 };
 
 // The process-wide core behind one C facade. Constant-initialized, so the hot path's first

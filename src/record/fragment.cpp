@@ -12,6 +12,8 @@
 #include <cstring>
 #include <tuple>
 
+#include "atp/format/safe_files.h"
+
 namespace perfmarker::record {
 namespace {
 
@@ -69,9 +71,12 @@ std::vector<FragmentInfo> listFragments(const std::string& dir, uint64_t pid,
 bool readFragment(const std::string& path, const std::function<void(const RecordView&)>& visit,
                   std::string& error, bool* truncated) {
     if (truncated != nullptr) *truncated = false;
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Only our own regular files: a name in a shared directory could be anyone's.
+    int fd = atp::openOwnFile(path);
     if (fd < 0) {
-        error = path + ": " + std::strerror(errno);
+        error = path + ": " +
+                (errno == EPERM || errno == ELOOP ? std::string("not a file of this user, not read")
+                                                  : std::string(std::strerror(errno)));
         return false;
     }
     struct stat st {};

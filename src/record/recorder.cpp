@@ -15,6 +15,7 @@
 #include <map>
 #include <new>
 
+#include "atp/format/safe_files.h"
 #include "record/fragment.h"
 
 namespace perfmarker::record {
@@ -461,7 +462,12 @@ private:
         auto& w = *log.writer;
         w.path = m_o.fragmentDir + "/" +
                  fragmentFileName(m_s.pid, log.tid, log.serial, m_o.fragmentTag);
-        w.fd = open(w.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        // New files only, never through a link (atp/format/safe_files.h). The directory is the
+        // process's own: a file already there is a dead process's with the same pid and tid.
+        w.fd = atp::createNewFile(w.path, 0600);
+        if (w.fd < 0 && errno == EEXIST && unlink(w.path.c_str()) == 0) {
+            w.fd = atp::createNewFile(w.path, 0600);
+        }
         if (w.fd < 0) {
             error = std::strerror(errno);
             return false;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "atp/format/safe_files.h"
+
 namespace perfmarker::atp {
 namespace {
 
@@ -19,12 +21,11 @@ AtpFileWriter::~AtpFileWriter() { abandon(); }
 bool AtpFileWriter::open(const std::string& path) {
     abandon();
     m_path = path;
-    m_tempPath = path + ".tmp" + std::to_string(getpid());
     m_error.clear();
     m_committed = false;
     m_written = 0;
     m_buffer.clear();
-    m_fd = ::open(m_tempPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    m_fd = createTempNextTo(path, 0666, m_tempPath);
     if (m_fd < 0) return fail("create", m_tempPath, errno);
     m_buffer.reserve(kBufferBytes);
     return true;

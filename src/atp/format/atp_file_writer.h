@@ -7,10 +7,11 @@
 
 namespace perfmarker::atp {
 
-// Writes a file under a temporary name in its directory ("<path>.tmp<pid>") and renames it
+// Writes a file under a new temporary name in its directory ("<path>.tmp.<random>", created as
+// atp/format/safe_files.h says) and renames it
 // into place on commit(). Output is buffered; every write, the fsync and the close are checked.
 // The first error sticks: later calls do nothing and return false, and error() says what
-// failed with the path and the errno text ("cannot write /x/run.atp.tmp42: No space left on
+// failed with the path and the errno text ("cannot write /x/run.atp.tmp.Ab3xY9qZ: No space left on
 // device"). The temporary file is removed on failure and by the destructor unless committed.
 class AtpFileWriter {
 public:

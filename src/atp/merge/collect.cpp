@@ -1,6 +1,8 @@
 // Collecting a session (collect.h).
 #include "atp/merge/collect.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -9,6 +11,7 @@
 
 #include "atp/merge/merger.h"
 #include "atp/merge/session_merge.h"
+#include "record/session_files.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -99,11 +102,17 @@ bool mergeOne(const CollectRequest& request, uint64_t pid, std::string& error) {
     }
     const std::string base =
         request.sessionDir + "/" + kSessionBaseName + "." + std::to_string(pid);
+    // The process's files are in its private directory when the session directory is shared
+    // (record/session_files.h); files an older version left in the directory itself otherwise.
+    std::string dirError;
+    std::string dir = record::processFilesDir(request.sessionDir, p, false, dirError);
+    if (dir.empty()) dir = request.sessionDir;
     MergeResult merged;
-    if (!mergeProcess(request.sessionDir, pid, base, header, options, merged, error)) {
+    if (!mergeProcess(dir, pid, base, header, options, merged, error)) {
         if (error.empty()) error = "merge failed";
         return false;
     }
+    if (dir != request.sessionDir) rmdir(dir.c_str());  // once empty
     error = filterError;
     return filterError.empty();
 }
@@ -122,6 +131,9 @@ void runMerge(const CollectRequest& request, const std::vector<long>& markerOnly
         return;
     }
     for (long pid : markerOnly) listing.pids.push_back(static_cast<uint64_t>(pid));
+    for (long pid : record::processDirPids(request.sessionDir)) {
+        listing.pids.push_back(static_cast<uint64_t>(pid));
+    }
     std::sort(listing.pids.begin(), listing.pids.end());
     listing.pids.erase(std::unique(listing.pids.begin(), listing.pids.end()), listing.pids.end());
     for (uint64_t pid : listing.pids) {

@@ -15,6 +15,7 @@
 #include "atp/merge/agent_registry.h"
 #include "atp/format/atp_file_writer.h"
 #include "atp/format/perfmarker_section.h"
+#include "atp/format/safe_files.h"
 #include "record/fragment.h"
 #include "record/session.h"
 
@@ -85,6 +86,15 @@ std::vector<InputFile> fragmentsOf(const std::string& dir, uint64_t pid, std::st
         out.push_back(std::move(file));
     }
     return out;
+}
+
+// True when `path` is a regular file of this user, not a link (atp/format/safe_files.h): the
+// merge reads no file someone else could have planted in a shared directory.
+bool ownFile(const std::string& path) {
+    const int fd = openOwnFile(path);
+    if (fd < 0) return false;
+    close(fd);
+    return true;
 }
 
 // Counts the thread blocks of a finished marker file and rejects anything but markers: false
@@ -313,6 +323,9 @@ void Merger::findMarkers(const std::string& base) {
             m_result.kept.push_back(finished);
             note(finished + ": not merged, the library's fragments of process " +
                  std::to_string(m_pid) + " take precedence (left in place)");
+        } else if (exists && !ownFile(finished)) {
+            m_result.kept.push_back(finished);
+            note(finished + ": not merged: not a regular file of this user (left alone)");
         } else if (exists) {
             source.finished = finished;
             source.finishedBytes = size;

@@ -10,6 +10,7 @@
 
 #include "api/api_filter.h"
 #include "atp/merge/agent_registry.h"
+#include "record/session_files.h"
 
 namespace perfmarker::atp {
 
@@ -52,18 +53,18 @@ void describeThisProcess(const ProcessStart& start, AtpHeader& header) {
     }
 }
 
-std::string sessionTempDir(const record::SessionConfig& session, long pid) {
-    return session.tempDir.empty() ? record::directoryOf(record::expandPid(session.outputBase, pid))
-                                   : session.tempDir;
-}
-
 bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::string_view tag,
                       const char* who, const ProcessStart& start) {
-    const std::string tempDir = sessionTempDir(session, pid);
+    const std::string sessionDir = record::sessionTempDir(session, pid);
+    std::string error;
+    const std::string tempDir = record::processFilesDir(sessionDir, pid, false, error);
+    if (tempDir.empty()) {
+        std::fprintf(stderr, "perfmarker: %s: merge failed: %s\n", who, error.c_str());
+        return false;
+    }
     if (!finishLiveAgent(tempDir, pid, tag)) return false;  // another agent merges later
     AtpHeader header;
     MergeOptions options;
-    std::string error;
     describeThisProcess(start, header);
     applySessionToMerge(session, header, options, error);
     if (!error.empty()) std::fprintf(stderr, "perfmarker: %s: %s\n", who, error.c_str());
@@ -74,6 +75,7 @@ bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::strin
         std::fprintf(stderr, "perfmarker: %s: merge failed: %s\n", who, error.c_str());
         return false;
     }
+    if (tempDir != sessionDir) rmdir(tempDir.c_str());  // the process's own, once it is empty
     return true;
 }
 

@@ -32,10 +32,6 @@ struct ProcessStart {
 // ClockAnchorStart=; ClockAnchorEnd= is read now.
 void describeThisProcess(const ProcessStart& start, AtpHeader& header);
 
-// The directory that holds the session's fragments: PERFMARKER_TMPDIR, or the directory of the
-// output base of process `pid`.
-std::string sessionTempDir(const record::SessionConfig& session, long pid);
-
 // A tracing agent's merge at the end of process `pid`, after it flushed its fragments: it leaves
 // the live-agent registry (atp/merge/agent_registry.h) under `tag` and, when it was the process's
 // last live agent, merges the process's fragments and marker files into <base>.atp the way the

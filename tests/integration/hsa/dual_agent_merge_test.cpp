@@ -101,6 +101,7 @@ DualRun runBoth(const std::string& name, bool hsaFirst, bool staleAgent = false)
     run.dir = fs::path(PERFMARKER_TEST_TMP) / ("dual_" + name + "_" + std::to_string(getpid()));
     fs::remove_all(run.dir);
     fs::create_directories(run.dir);
+    fs::permissions(run.dir, fs::perms::owner_all);  // private, like the launcher's: flat layout
     const std::string errPath = (run.dir / "stderr.txt").string();
     std::fflush(nullptr);
     const pid_t pid = fork();

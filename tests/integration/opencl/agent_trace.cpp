@@ -49,10 +49,20 @@ record::ApiCallView RecordedCall::view() const {
 AgentTrace readAgentTrace(const std::string& directory) {
     AgentTrace trace;
     std::vector<std::string> paths;
+    // The fragments are in the directory itself when it is private, else in the process's own
+    // directory inside it (perfmarker-<uid>.<pid>, record/session_files.h).
+    std::vector<std::string> dirs{directory};
     for (const auto& entry : std::filesystem::directory_iterator(directory)) {
-        const std::string name = entry.path().filename().string();
-        if (name.size() > 9 && name.compare(name.size() - 9, 9, ".ocl.frag") == 0) {
-            paths.push_back(entry.path().string());
+        if (entry.is_directory() && entry.path().filename().string().rfind("perfmarker-", 0) == 0) {
+            dirs.push_back(entry.path().string());
+        }
+    }
+    for (const std::string& dir : dirs) {
+        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+            const std::string name = entry.path().filename().string();
+            if (name.size() > 9 && name.compare(name.size() - 9, 9, ".ocl.frag") == 0) {
+                paths.push_back(entry.path().string());
+            }
         }
     }
     std::sort(paths.begin(), paths.end());

@@ -224,32 +224,70 @@ TEST_P(CoreTest, FinalizeWithoutMarkersWritesAnEmptySection) {
 
 // ---- output failures -----------------------------------------------------------------------
 
-TEST_P(CoreTest, UnwritableOutputFailsToOpenOutputFile) {
-    // A missing directory, and a path whose parent is a regular file (root ignores modes).
+// Where the output cannot go is said at initialize (docs/session.md#files-in-shared-directories):
+// a missing directory, a path whose parent is a regular file (root ignores modes), a base that
+// ends in '/', and a temporary directory everyone may write to that is not sticky.
+TEST_P(CoreTest, UnwritableOutputFailsToOpenOutputFileAtInitialize) {
     const std::string regular = dir() + "/regular";
     FILE* f = std::fopen(regular.c_str(), "w");
     ASSERT_NE(f, nullptr);
     std::fclose(f);
-    for (const std::string& badBase : {dir() + "/missing/out", regular + "/out"}) {
+    const std::string open = makeSubdir("open");
+    ASSERT_EQ(chmod(open.c_str(), 0777), 0);
+    const struct {
+        std::string base;
+        std::string tempDir;
+        std::string message;
+    } cases[] = {
+        {dir() + "/missing/out", "", "cannot write into " + dir() + "/missing"},
+        {regular + "/out", "", "cannot write into " + regular},
+        {dir() + "/", "", "ends in '/'"},
+        {dir() + "/out", open, open + " (for temporary files) is writable by everyone and not sticky"},
+        {dir() + "/out", dir() + "/none", "the directory " + dir() + "/none for temporary files"},
+    };
+    for (const auto& c : cases) {
         for (const char* mode : {"cached", "timeout"}) {
-            SCOPED_TRACE(badBase + " " + mode);
-            setEnv("PERFMARKER_OUTPUT", badBase);
+            SCOPED_TRACE(c.base + " " + c.tempDir + " " + mode);
+            setEnv("PERFMARKER_OUTPUT", c.base);
             setEnv("PERFMARKER_MODE", mode);
-            setEnv("PERFMARKER_INTERVAL_MS", "5");
+            if (!c.tempDir.empty()) setEnv("PERFMARKER_TMPDIR", c.tempDir);
             MarkerCore core(flavor(), fakeLookup);
-            ASSERT_EQ(core.initialize(), kSuccess);
-            ASSERT_EQ(core.begin("m", nullptr, nullptr), kSuccess);
-            ASSERT_EQ(core.end(), kSuccess);
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
             ::testing::internal::CaptureStderr();
-            EXPECT_EQ(core.finalize(), kFailedToOpenOutput);
+            EXPECT_EQ(core.initialize(), kFailedToOpenOutput);
             const std::string err = ::testing::internal::GetCapturedStderr();
-            EXPECT_THAT(err, HasSubstr("cannot write " + badBase + "." + ext()));
-            EXPECT_EQ(core.finalize(), kFinalized);
-            EXPECT_EQ(core.begin("m", nullptr, nullptr), kFinalized);
+            EXPECT_THAT(err, HasSubstr("perfmarker: not recording: "));
+            EXPECT_THAT(err, HasSubstr(c.message));
+            EXPECT_EQ(core.begin("m", nullptr, nullptr), kUninitialized);
+            EXPECT_EQ(core.finalize(), kUninitialized);
+            unsetEnv("PERFMARKER_TMPDIR");
         }
     }
-    EXPECT_THAT(listDir(dir()), ElementsAre("regular"));
+    EXPECT_THAT(listDir(dir()), ElementsAre("open", "regular"));
+    EXPECT_THAT(listDir(open), IsEmpty());
+}
+
+// The output's directory goes away after initialize: finalize says so and writes nothing.
+TEST_P(CoreTest, OutputDirectoryRemovedAfterInitializeFailsAtFinalize) {
+    const std::string out = makeSubdir("out");
+    for (const char* mode : {"cached", "timeout"}) {
+        SCOPED_TRACE(mode);
+        ASSERT_TRUE(access(out.c_str(), F_OK) == 0 || mkdir(out.c_str(), 0700) == 0);
+        setEnv("PERFMARKER_OUTPUT", out + "/run");
+        setEnv("PERFMARKER_TMPDIR", makeSubdir(std::string("tmp-") + mode));
+        setEnv("PERFMARKER_MODE", mode);
+        setEnv("PERFMARKER_INTERVAL_MS", "5");
+        MarkerCore core(flavor(), fakeLookup);
+        ASSERT_EQ(core.initialize(), kSuccess);
+        ASSERT_EQ(core.begin("m", nullptr, nullptr), kSuccess);
+        ASSERT_EQ(core.end(), kSuccess);
+        ASSERT_EQ(rmdir(out.c_str()), 0);
+        ::testing::internal::CaptureStderr();
+        EXPECT_EQ(core.finalize(), kFailedToOpenOutput);
+        const std::string err = ::testing::internal::GetCapturedStderr();
+        EXPECT_THAT(err, HasSubstr("cannot write " + out + "/run." + ext()));
+        EXPECT_EQ(core.finalize(), kFinalized);
+        EXPECT_EQ(core.begin("m", nullptr, nullptr), kFinalized);
+    }
 }
 
 // A full disk: the child's file size limit makes write() fail with EFBIG part way through.

@@ -349,7 +349,8 @@ TEST_P(CoreTest, TimeoutModeStreamsFragmentsAndRemovesThemAtFinalize) {
 
 TEST_P(CoreTest, TimeoutModeKeepsFragmentsWhenFinalizeFails) {
     const std::string fragments = makeSubdir("tmp");
-    setEnv("PERFMARKER_OUTPUT", dir() + "/missing/out");
+    const std::string out = makeSubdir("gone");
+    setEnv("PERFMARKER_OUTPUT", out + "/out");
     setEnv("PERFMARKER_MODE", "timeout");
     setEnv("PERFMARKER_INTERVAL_MS", "20");
     setEnv("PERFMARKER_TMPDIR", fragments);
@@ -364,6 +365,7 @@ TEST_P(CoreTest, TimeoutModeKeepsFragmentsWhenFinalizeFails) {
         ASSERT_EQ(core.begin("late", nullptr, nullptr), kSuccess);
         ASSERT_EQ(core.end(), kSuccess);
     }
+    ASSERT_EQ(rmdir(out.c_str()), 0);  // the output's directory goes: finalize cannot write
     ::testing::internal::CaptureStderr();
     EXPECT_EQ(core.finalize(), kFailedToOpenOutput);
     ::testing::internal::GetCapturedStderr();

@@ -144,6 +144,7 @@ protected:
     std::string base() const { return dir() + "/out"; }
     std::string outFile() const { return base() + "." + ext(); }
     void setEnv(const char* name, const std::string& value) { fakeEnv()[name] = value; }
+    void unsetEnv(const char* name) { fakeEnv().erase(name); }
 
     // A directory for fragments, apart from the output.
     std::string makeSubdir(const std::string& name) {

@@ -216,13 +216,14 @@ TEST(markers_PublicCL, InvalidSessionIsInternalError) {
 TEST(markers_PublicCL, UnwritableOutputFailsToOpenOutputFile) {
     TempDir dir;
     ChildResult child = runInChild([&](ChildReport& report) {
+        // Said at initialize, not at finalize: nothing is recorded that could not be written.
         startSession(dir / "missing/cl");
-        CHILD_EXPECT_EQ(clInitializePerfMarkerAMD(), AP_SUCCESS);
-        CHILD_EXPECT_EQ(clBeginPerfMarkerAMD("lost", nullptr), AP_SUCCESS);
-        CHILD_EXPECT_EQ(clEndPerfMarkerAMD(), AP_SUCCESS);
-        CHILD_EXPECT_EQ(clFinalizePerfMarkerAMD(), AP_FAILED_TO_OPEN_OUTPUT_FILE);
-        CHILD_EXPECT_EQ(clFinalizePerfMarkerAMD(), AP_FINALIZED_PERF_MARKER);
-        CHILD_EXPECT_EQ(clBeginPerfMarkerAMD("late", nullptr), AP_FINALIZED_PERF_MARKER);
+        CHILD_EXPECT_EQ(clInitializePerfMarkerAMD(), AP_FAILED_TO_OPEN_OUTPUT_FILE);
+        CHILD_EXPECT_EQ(clBeginPerfMarkerAMD("lost", nullptr), AP_UNINITIALIZED_PERF_MARKER);
+        CHILD_EXPECT_EQ(clFinalizePerfMarkerAMD(), AP_UNINITIALIZED_PERF_MARKER);
+        // A base ending in '/' names a directory, not a file base.
+        startSession(dir / "");
+        CHILD_EXPECT_EQ(clInitializePerfMarkerAMD(), AP_FAILED_TO_OPEN_OUTPUT_FILE);
     });
     EXPECT_TRUE(child.exitedCleanly()) << child.status;
     EXPECT_EQ(child.failures, "");
@@ -381,12 +382,9 @@ TEST(markers_PublicAL, UnwritableOutputFailsToOpenOutputFile) {
     TempDir dir;
     ChildResult child = runInChild([&](ChildReport& report) {
         startSession(dir / "missing/al", "timeout", "5");
-        CHILD_EXPECT_EQ(amdtInitializeActivityLogger(), AL_SUCCESS);
-        CHILD_EXPECT_EQ(amdtBeginMarker("lost", nullptr, nullptr), AL_SUCCESS);
-        CHILD_EXPECT_EQ(amdtEndMarker(), AL_SUCCESS);
-        CHILD_EXPECT_EQ(amdtFinalizeActivityLogger(), AL_FAILED_TO_OPEN_OUTPUT_FILE);
-        CHILD_EXPECT_EQ(amdtFinalizeActivityLogger(), AL_FINALIZED_ACTIVITY_LOGGER);
-        CHILD_EXPECT_EQ(amdtEndMarker(), AL_FINALIZED_ACTIVITY_LOGGER);
+        CHILD_EXPECT_EQ(amdtInitializeActivityLogger(), AL_FAILED_TO_OPEN_OUTPUT_FILE);
+        CHILD_EXPECT_EQ(amdtBeginMarker("lost", nullptr, nullptr), AL_UNINITIALIZED_ACTIVITY_LOGGER);
+        CHILD_EXPECT_EQ(amdtFinalizeActivityLogger(), AL_UNINITIALIZED_ACTIVITY_LOGGER);
     });
     EXPECT_TRUE(child.exitedCleanly()) << child.status;
     EXPECT_EQ(child.failures, "");

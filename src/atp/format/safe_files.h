@@ -1,0 +1,26 @@
+// Creating and opening files in directories others may write to
+// (docs/session.md#files-in-shared-directories): a file is created new (never opened when it
+// exists, never through a symbolic link), an output is written under a fresh temporary name next to
+// it and renamed into place, and a file is read only when it is a regular file of this user. Every
+// output of the project goes through these.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace perfmarker::atp {
+
+// Creates `path`, which must not exist (O_CREAT | O_EXCL | O_NOFOLLOW), for writing with
+// `mode` (before the umask). The descriptor, or -1 with errno.
+int createNewFile(const std::string& path, mode_t mode);
+
+// Creates a new file next to `target` named `<target>.tmp.<random>` (as createNewFile, trying
+// other names while one exists) and sets `tempPath`. The descriptor, or -1 with errno.
+int createTempNextTo(const std::string& target, mode_t mode, std::string& tempPath);
+
+// Opens `path` for reading when it is a regular file (not a link) owned by this user. The
+// descriptor, or -1 with errno (ELOOP for a link, EPERM for someone else's file).
+int openOwnFile(const std::string& path);
+
+}  // namespace perfmarker::atp
