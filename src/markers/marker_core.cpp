@@ -121,7 +121,7 @@ void GlobalCore::publishIdleCode(const MarkerCore* core) {
 int MarkerCore::initialize() {
     std::lock_guard<std::mutex> lock(m_lifecycleMutex);
     const int state = m_state.load();
-    if (state == kDone) return kFinalized;
+    if (state == kDone || state == kFailed) return kFinalized;
     if (state == kRecording) return kSuccess;
     record::SessionResult session = record::readSession(m_env);
     if (session.status == record::SessionStatus::Absent) return kNotDetected;
@@ -188,13 +188,18 @@ int MarkerCore::recordEndEx(const char* name, const char* group, const char* use
                             plainEnd ? std::string_view() : g, u)) {
         return appendFailureCode();
     }
+    if (lostToFinalize()) return kFinalized;
     --log->userState;
     return kSuccess;
 }
 
 void MarkerCore::flush() {
     std::lock_guard<std::mutex> lock(m_lifecycleMutex);
-    if (m_state.load() == kRecording) m_recorder->flushNow();
+    const int state = m_state.load();
+    if (state == kRecording) m_recorder->flushNow();
+    // A finalize that failed kept the records: one more try to leave them for `perfmarker merge`.
+    std::string ignored;
+    if (state == kFailed) m_recorder->spillToFragments(ignored);
 }
 
 int MarkerCore::finalize() {
@@ -202,14 +207,26 @@ int MarkerCore::finalize() {
     const int state = m_state.load();
     if (state == kNotInitialized) return kUninitialized;
     if (state == kDone) return kFinalized;
-    m_state.store(kDone, std::memory_order_release);
+    if (state == kRecording) {
+        // From here no recording call reports success for a record finalize does not see.
+        m_state.store(kFailed);
+        record::Recorder::fenceAllThreads();
+    }
     std::string error;
     m_recorder->stop(error);  // a fragment failure keeps the data in memory: still written below
     const std::string path = outputPath();
     if (!writeOutput(path, error)) {
-        std::fprintf(stderr, "perfmarker: cannot write %s: %s\n", path.c_str(), error.c_str());
+        // Nothing is dropped: the records stay (in memory and fragments) for the next finalize,
+        // and go to the fragments where they can, for `perfmarker merge`.
+        std::string spillError;
+        m_recorder->spillToFragments(spillError);
+        std::fprintf(stderr,
+                     "perfmarker: cannot write %s: %s; the markers are kept, finalize again to "
+                     "retry\n",
+                     path.c_str(), error.c_str());
         return kFailedToOpenOutput;
     }
+    m_state.store(kDone);
     m_recorder->removeFragments();
     // The process's own directory in a shared one goes once no library has files left in it.
     if (m_filesDir != record::sessionTempDir(m_config, m_initPid)) rmdir(m_filesDir.c_str());

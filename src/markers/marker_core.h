@@ -73,6 +73,7 @@ public:
                                                             ticks, name, group, userString))) {
             return appendFailureCode();
         }
+        if (PERFMARKER_UNLIKELY(lostToFinalize())) return kFinalized;
         ++log->userState;
         return kSuccess;
     }
@@ -86,6 +87,7 @@ public:
                 !m_recorder->append(log, record::RecordKind::MarkerEnd, ticks))) {
             return appendFailureCode();
         }
+        if (PERFMARKER_UNLIKELY(lostToFinalize())) return kFinalized;
         --log->userState;
         return kSuccess;
     }
@@ -97,15 +99,31 @@ public:
     std::string outputPath() const;
 
 private:
-    enum State : int { kNotInitialized = 0, kRecording = 1, kDone = 2 };
+    // kFailed: a finalize could not write the output; the records are kept and the next
+    // finalize tries again (recording calls answer as after a finalize).
+    enum State : int { kNotInitialized = 0, kRecording = 1, kDone = 2, kFailed = 3 };
+
+    // After a record is published: true when a finalize began meanwhile, so the record may or
+    // may not be in the output and the call must not report success. Finalize changes the state
+    // and then runs Recorder::fenceAllThreads() before it collects: a record published before
+    // this load saw "recording" is visible to it, and a load after the fence sees the change
+    // (docs/session.md#finalize-and-recording-threads). Only the compiler must keep the load
+    // after the publishing store; the processor needs no fence here.
+    bool lostToFinalize() const {
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+        return m_state.load(std::memory_order_relaxed) != kRecording;
+    }
 
     static std::string_view view(const char* s) {
         return s == nullptr ? std::string_view() : std::string_view(s, std::strlen(s));
     }
     int stateCode() const {
-        return m_state.load(std::memory_order_acquire) == kDone ? kFinalized : kUninitialized;
+        return m_state.load(std::memory_order_acquire) == kNotInitialized ? kUninitialized
+                                                                          : kFinalized;
     }
-    int appendFailureCode() const { return m_state.load() == kDone ? kFinalized : kOutOfMemory; }
+    int appendFailureCode() const {
+        return m_state.load() == kRecording ? kOutOfMemory : kFinalized;
+    }
     bool writeOutput(const std::string& path, std::string& error);
 
     const Flavor m_flavor;

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <linux/membarrier.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -541,6 +543,48 @@ void Recorder::flushNow() {
     std::lock_guard<std::mutex> lock(s->flushMutex);
     s->converter.calibrate();
     Writer(*s, m_options).flushAll();
+}
+
+namespace {
+
+// MEMBARRIER_CMD_PRIVATE_EXPEDITED needs the process registered once (Linux 4.14+). Without it
+// (an older kernel, a seccomp filter) a page's protection is narrowed instead: the kernel then
+// interrupts every CPU running the process to flush its TLB, which serializes each of them.
+std::once_flag g_membarrierOnce;
+bool g_membarrierRegistered = false;
+
+void registerMembarrier() {
+    g_membarrierRegistered =
+        syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+void fenceByProtectionChange() {
+    static std::mutex mutex;
+    static void* page = nullptr;
+    const std::lock_guard<std::mutex> lock(mutex);
+    const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    if (page == nullptr) {
+        page = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page == MAP_FAILED) {
+            page = nullptr;
+            return;
+        }
+    }
+    mprotect(page, size, PROT_READ | PROT_WRITE);
+    __atomic_add_fetch(static_cast<int*>(page), 1, __ATOMIC_SEQ_CST);  // the page is mapped in
+    mprotect(page, size, PROT_NONE);
+}
+
+}  // namespace
+
+void Recorder::fenceAllThreads() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    std::call_once(g_membarrierOnce, registerMembarrier);
+    if (g_membarrierRegistered &&
+        syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) {
+        return;
+    }
+    fenceByProtectionChange();
 }
 
 bool Recorder::stop(std::string& error) {

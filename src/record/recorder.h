@@ -175,6 +175,13 @@ public:
         return append(log, kind, ticks, cview(s0), cview(s1), cview(s2));
     }
 
+    // Makes every store another thread of the process did before now visible to the caller, and
+    // every load another thread does after now see what the caller stored before: a full
+    // memory barrier on every thread, paid by the caller alone (membarrier(2), or a page
+    // protection change where that is not available). With it a thread's hot path needs no
+    // fence to agree with a state change (docs/session.md#finalize-and-recording-threads).
+    static void fenceAllThreads();
+
     // Stops the writer and flushes every committed record (into fragments or memory).
     // Records appended concurrently with or after stop() may be dropped; none is torn.
     // Returns false with `error` when a fragment could not be written (the data is then kept

@@ -1,8 +1,6 @@
 // Unit tests of the marker core (src/markers/marker_core.h): the state machine and its return
 // codes, and failures to write the output. Helpers and the CoreTest fixture, instantiated
 // here for every markers_core_*_test.cpp, are in markers_core_support.h.
-#include "markers_core_support.h"
-
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -12,6 +10,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "markers_core_support.h"
 
 namespace perfmarker::markers {
 namespace {
@@ -50,10 +50,10 @@ TEST_P(CoreTest, InitializeWithoutSessionIsNotDetectedAndRecordsNothing) {
 
 TEST_P(CoreTest, InvalidSessionReturnsTheFlavorCode) {
     const std::vector<std::pair<const char*, const char*>> invalid = {
-        {"PERFMARKER_MODE", "bogus"},       {"PERFMARKER_MODE", ""},
-        {"PERFMARKER_INTERVAL_MS", "0"},    {"PERFMARKER_INTERVAL_MS", "12ms"},
-        {"PERFMARKER_INTERVAL_MS", "-5"},   {"PERFMARKER_INTERVAL_MS", "3600001"},
-        {"PERFMARKER_MAX_MEMORY_MB", "0"},  {"PERFMARKER_TMPDIR", ""},
+        {"PERFMARKER_MODE", "bogus"},      {"PERFMARKER_MODE", ""},
+        {"PERFMARKER_INTERVAL_MS", "0"},   {"PERFMARKER_INTERVAL_MS", "12ms"},
+        {"PERFMARKER_INTERVAL_MS", "-5"},  {"PERFMARKER_INTERVAL_MS", "3600001"},
+        {"PERFMARKER_MAX_MEMORY_MB", "0"}, {"PERFMARKER_TMPDIR", ""},
         {"PERFMARKER_OUTPUT", ""},
     };
     for (const auto& [name, value] : invalid) {
@@ -94,7 +94,7 @@ TEST_P(CoreTest, NullNameIsRejectedAndRecordsNothing) {
     MarkerCore core(flavor(), fakeLookup);
     ASSERT_EQ(core.initialize(), kSuccess);
     EXPECT_EQ(core.begin(nullptr, "group", "user"), kNullName);
-    EXPECT_EQ(core.end(), kUnbalanced);  // the rejected begin opened nothing
+    EXPECT_EQ(core.end(), kUnbalanced);                     // the rejected begin opened nothing
     EXPECT_EQ(core.begin("", nullptr, nullptr), kSuccess);  // empty is a name
     EXPECT_EQ(core.end(), kSuccess);
     EXPECT_EQ(core.finalize(), kSuccess);
@@ -242,7 +242,8 @@ TEST_P(CoreTest, UnwritableOutputFailsToOpenOutputFileAtInitialize) {
         {dir() + "/missing/out", "", "cannot write into " + dir() + "/missing"},
         {regular + "/out", "", "cannot write into " + regular},
         {dir() + "/", "", "ends in '/'"},
-        {dir() + "/out", open, open + " (for temporary files) is writable by everyone and not sticky"},
+        {dir() + "/out", open,
+         open + " (for temporary files) is writable by everyone and not sticky"},
         {dir() + "/out", dir() + "/none", "the directory " + dir() + "/none for temporary files"},
     };
     for (const auto& c : cases) {
@@ -266,7 +267,8 @@ TEST_P(CoreTest, UnwritableOutputFailsToOpenOutputFileAtInitialize) {
     EXPECT_THAT(listDir(open), IsEmpty());
 }
 
-// The output's directory goes away after initialize: finalize says so and writes nothing.
+// The output's directory goes away after initialize: finalize says so, writes nothing and keeps
+// the markers; once the directory is back, the next finalize writes them all.
 TEST_P(CoreTest, OutputDirectoryRemovedAfterInitializeFailsAtFinalize) {
     const std::string out = makeSubdir("out");
     for (const char* mode : {"cached", "timeout"}) {
@@ -285,12 +287,27 @@ TEST_P(CoreTest, OutputDirectoryRemovedAfterInitializeFailsAtFinalize) {
         EXPECT_EQ(core.finalize(), kFailedToOpenOutput);
         const std::string err = ::testing::internal::GetCapturedStderr();
         EXPECT_THAT(err, HasSubstr("cannot write " + out + "/run." + ext()));
+        EXPECT_THAT(err, HasSubstr("finalize again to retry"));
+        EXPECT_EQ(core.begin("late", nullptr, nullptr), kFinalized);  // after a finalize call
+        EXPECT_EQ(core.initialize(), kFinalized);
+        ::testing::internal::CaptureStderr();
+        EXPECT_EQ(core.finalize(), kFailedToOpenOutput);  // still no directory
+        ::testing::internal::GetCapturedStderr();
+        ASSERT_EQ(mkdir(out.c_str(), 0700), 0);
+        EXPECT_EQ(core.finalize(), kSuccess);
         EXPECT_EQ(core.finalize(), kFinalized);
-        EXPECT_EQ(core.begin("m", nullptr, nullptr), kFinalized);
+        atp::PerfmarkerFile file;
+        ASSERT_TRUE(parseFile(out + "/run." + ext(), file));
+        ASSERT_EQ(file.threads.size(), 1u);
+        EXPECT_EQ(file.threads[0].markers.size(), 2u);
+        EXPECT_EQ(file.threads[0].markers[0].name, "m");
+        ASSERT_EQ(unlink((out + "/run." + ext()).c_str()), 0);
     }
 }
 
-// A full disk: the child's file size limit makes write() fail with EFBIG part way through.
+// A full disk: the child's file size limit makes write() fail with EFBIG part way through. The
+// failed finalize keeps every marker (whole records in the fragments, the rest in memory); with
+// room again, the next finalize writes all of them.
 TEST_P(CoreTest, FullDiskFailsAndLeavesNoPartialFile) {
     const std::string fragments = makeSubdir("fragments");
     for (const char* mode : {"cached", "timeout"}) {
@@ -298,9 +315,10 @@ TEST_P(CoreTest, FullDiskFailsAndLeavesNoPartialFile) {
         setEnv("PERFMARKER_MODE", mode);
         setEnv("PERFMARKER_TMPDIR", fragments);
         const Flavor fl = flavor();
+        const std::string output = outFile();
         ChildResult child = runInChild([&](ChildReport& report) {
             signal(SIGXFSZ, SIG_IGN);
-            const rlimit limit{4096, 4096};
+            rlimit limit{4096, RLIM_INFINITY};
             if (setrlimit(RLIMIT_FSIZE, &limit) != 0) report.fail(__LINE__, "setrlimit");
             MarkerCore core(fl, fakeLookup);
             CHILD_EXPECT_EQ(report, core.initialize(), kSuccess);
@@ -310,21 +328,32 @@ TEST_P(CoreTest, FullDiskFailsAndLeavesNoPartialFile) {
                 CHILD_EXPECT_EQ(report, core.end(), kSuccess);
             }
             CHILD_EXPECT_EQ(report, core.finalize(), kFailedToOpenOutput);
+            CHILD_EXPECT_EQ(report, core.finalize(), kFailedToOpenOutput);  // still full
+            CHILD_EXPECT_EQ(report, exists(output), false);
+            // Fragments kept by a failed finalize hold whole records only.
+            for (const record::FragmentInfo& f :
+                 record::listFragments(fragments, getpid(), fl.extension)) {
+                std::string error;
+                bool truncated = true;
+                const bool read = record::readFragment(
+                    f.path, [](const record::RecordView&) {}, error, &truncated);
+                CHILD_EXPECT_EQ(report, read, true);
+                CHILD_EXPECT_EQ(report, truncated, false);
+            }
+            limit.rlim_cur = RLIM_INFINITY;  // room again
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0) report.fail(__LINE__, "setrlimit");
+            CHILD_EXPECT_EQ(report, core.finalize(), kSuccess);
             CHILD_EXPECT_EQ(report, core.finalize(), kFinalized);
         });
         EXPECT_TRUE(child.exitedCleanly()) << "status " << child.status;
         EXPECT_EQ(child.failures, "");
-        EXPECT_FALSE(exists(outFile()));
-        EXPECT_THAT(listDir(dir()), ElementsAre("fragments"));  // no temporary output left
-        // Fragments kept by a failed finalize hold whole records only.
-        for (const record::FragmentInfo& f : record::listFragments(fragments, child.pid, ext())) {
-            std::string error;
-            bool truncated = true;
-            EXPECT_TRUE(record::readFragment(f.path, [](const record::RecordView&) {}, error,
-                                             &truncated))
-                << error;
-            EXPECT_FALSE(truncated) << f.path;
-        }
+        atp::PerfmarkerFile file;
+        ASSERT_TRUE(parseFile(outFile(), file));
+        ASSERT_EQ(file.threads.size(), 1u);
+        EXPECT_EQ(file.threads[0].markers.size(), 2000u);
+        EXPECT_THAT(listDir(dir()), ElementsAre("fragments", "out." + ext()));
+        EXPECT_THAT(listDir(fragments), IsEmpty());
+        ASSERT_EQ(unlink(outFile().c_str()), 0);
     }
 }
 
