@@ -300,6 +300,12 @@ public:
             const bool exited = log->exited.load(std::memory_order_acquire);
             processSealed(*log);
             Chunk* cur = log->current.load(std::memory_order_acquire);
+            if (cur != nullptr && cur->seq != log->writer->expectedSeq) {
+                // Its earlier chunks were queued before `cur` was published (rotate), maybe after
+                // the drain above: take them, or finalize would skip a whole chunk of records.
+                while (size_t n = m_s.full.try_dequeue_bulk(batch, 64)) acceptSealed(batch, n);
+                processSealed(*log);
+            }
             if (cur == nullptr || cur->seq != log->writer->expectedSeq) continue;
             flushSpan(*log, *cur, cur->committed.load(std::memory_order_acquire));
             if (exited) retire(log, cur);
