@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds perfmarker and runs the whole test suite: a RelWithDebInfo build with warnings as errors
 # (./build-test), then the same tests under AddressSanitizer+UndefinedBehaviorSanitizer
-# (./build-asan) and ThreadSanitizer (./build-tsan). Usage: bash scripts/test.sh
+# (./build-asan) and ThreadSanitizer (./build-tsan, the tests of threaded code). Usage:
+# bash scripts/test.sh
 #
 # Sized for a 2-core machine (about 20 minutes with both sanitizers).
 # Environment:
@@ -9,6 +10,8 @@
 #   PERFMARKER_SKIP_APT=1                    do not install packages (see scripts/bootstrap.sh)
 #   PERFMARKER_JOBS=N                        parallel build and test jobs (default 2)
 #   PERFMARKER_FUZZ_SECONDS=N                seconds per fuzz target (default 15, 0 skips)
+#   PERFMARKER_TSAN_SCOPE=all|threads        tests built under TSan (default threads: the
+#                                            tests of the code that runs threads)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -90,6 +93,7 @@ for sanitizer in $sanitizers; do
                 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
                 -DPERFMARKER_SANITIZE=thread \
                 -DPERFMARKER_BUILD_TESTS=ON \
+                -DPERFMARKER_TEST_SCOPE="${PERFMARKER_TSAN_SCOPE:-threads}" \
                 -DPERFMARKER_BUILD_SAMPLES=OFF \
                 -DPERFMARKER_BUILD_BENCHMARKS=OFF
             header "Test build-tsan"
