@@ -21,12 +21,18 @@ const FamilyPages::Layout kLayout{
 
 HsaPages::HsaPages(const SummaryOptions& options) : FamilyPages(options, kLayout) {}
 
+// Calls, transfers and dispatches whose times are unknown or end before they start are left
+// out (docs/format.md#unknown-times; the notes page counts them).
 void HsaPages::onCall(const atp::HsaApiCall& call) {
-    m_api.add(call.name, durationNs(call.start, call.end));
-    if (call.hasTransferTimes && call.name == "hsa_amd_memory_async_copy") addTransfer(call);
+    if (atp::hostTimes(call) == atp::Times::Known) m_api.add(call.name, call.end - call.start);
+    if (call.hasTransferTimes && call.name == "hsa_amd_memory_async_copy" &&
+        atp::transferTimes(call) == atp::Times::Known) {
+        addTransfer(call);
+    }
 }
 
 void HsaPages::onDispatch(const atp::HsaKernelDispatch& dispatch) {
+    if (atp::deviceTimes(dispatch) != atp::Times::Known) return;
     const uint64_t ns = durationNs(dispatch.start, dispatch.end);
     m_kernels[{dispatch.kernelName, dispatch.agentName}].add(ns);
     if (m_topKernels.wouldKeep(ns))

@@ -100,6 +100,8 @@ void HsaRules::onCall(const atp::HsaApiCall& call, const CallRef& where, RuleLog
     }
 }
 
-void HsaRules::endFile(RuleLog& log) { m_refs.finish(log, "HSARefTracker"); }
+uint64_t HsaRules::endFile(RuleLog& log, bool cut) {
+    return m_refs.finish(log, "HSARefTracker", cut);
+}
 
 }  // namespace perfmarker::analysis

@@ -9,7 +9,8 @@ namespace perfmarker::analysis {
 class HsaRules {
 public:
     void onCall(const atp::HsaApiCall& call, const CallRef& where, RuleLog& log);
-    void endFile(RuleLog& log);
+    // As OclRules::endFile().
+    uint64_t endFile(RuleLog& log, bool cut = false);
 
 private:
     RefCounter m_refs;

@@ -84,12 +84,13 @@ void OclRules::onCall(const atp::OclApiCall& call, const CallRef& where, RuleLog
     sync(call, where, log);
 }
 
-void OclRules::endFile(RuleLog& log) {
-    m_refs.finish(log, "RefTracker");
+uint64_t OclRules::endFile(RuleLog& log, bool cut) {
+    const uint64_t alive = m_refs.finish(log, "RefTracker", cut);
     m_outOfOrderQueues.clear();
     m_persistentBuffers.clear();
     m_chains.clear();
     m_pendingSyncs.clear();
+    return alive;
 }
 
 // The return code, or for object-returning APIs the errcode_ret argument (always the last

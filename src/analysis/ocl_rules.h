@@ -24,7 +24,9 @@ std::string_view enqueueOutputEvent(const atp::OclApiCall& call);
 class OclRules {
 public:
     void onCall(const atp::OclApiCall& call, const CallRef& where, RuleLog& log);
-    void endFile(RuleLog& log);
+    // `cut`: the trace ends at the API call cap, leaks are not reported (RefCounter::finish);
+    // returns the objects alive at the end.
+    uint64_t endFile(RuleLog& log, bool cut = false);
 
 private:
     enum class SyncKind { Finish, WaitForEvents, BusyWait };

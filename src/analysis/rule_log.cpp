@@ -88,13 +88,15 @@ void RefCounter::update(std::map<std::string, Object>::iterator it) {
     if (it->second.created && it->second.refs == 0) m_objects.erase(it);
 }
 
-void RefCounter::finish(RuleLog& log, std::string_view rule) {
+uint64_t RefCounter::finish(RuleLog& log, std::string_view rule, bool cut) {
     std::vector<const Object*> leaks;
     for (const auto& entry : m_objects) {
         if (entry.second.created && entry.second.refs > 0) leaks.push_back(&entry.second);
     }
     std::sort(leaks.begin(), leaks.end(),
               [](const Object* a, const Object* b) { return a->sequence < b->sequence; });
+    const uint64_t alive = leaks.size();
+    if (cut) leaks.clear();
     for (const Object* object : leaks) {
         log.add(rule, kWarning, object->where,
                 "Memory leak detected [Ref = " + std::to_string(object->refs) +
@@ -102,6 +104,92 @@ void RefCounter::finish(RuleLog& log, std::string_view rule) {
     }
     m_objects.clear();
     m_sequence = 0;
+    return alive;
+}
+
+// ---- TraceNotes ----------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view kWhat[TraceNotes::kKinds] = {"the call", "the command", "the transfer",
+                                                        "the dispatch"};
+constexpr std::string_view kWithoutTimes[TraceNotes::kKinds] = {
+    " API calls without times", " commands without device times",
+    " async copies without transfer times", " kernel dispatches without device times"};
+
+}  // namespace
+
+void TraceNotes::beginFile(std::string_view file) {
+    m_file = std::string(file);
+    for (uint64_t& count : m_unknown) count = 0;
+    m_cutCalls = 0;
+    m_cutLine = 0;
+}
+
+void TraceNotes::header(std::string_view key, std::string_view value,
+                        const atp::SourceLocation& where) {
+    if (key != atp::kApiCallsLeftOutKey) return;
+    m_cutCalls = atp::apiCallsLeftOut(value).value_or(0);
+    m_cutLine = where.line;
+}
+
+bool TraceNotes::usable(Kind kind, uint64_t start, uint64_t end, const atp::SourceLocation& where,
+                        std::string_view name) {
+    const atp::Times times = atp::timesOf(start, end);
+    if (times == atp::Times::Known) return true;
+    if (times == atp::Times::Unknown) {
+        ++m_unknown[kind];
+        ++m_totalUnknown;
+        return false;
+    }
+    ++m_totalEndsBeforeStart;
+    row(std::to_string(where.line), std::string(name) + ": " + std::string(kWhat[kind]) + " ends " +
+                                        std::to_string(start - end) +
+                                        " ns before it starts: left out");
+    return false;
+}
+
+void TraceNotes::endFile(uint64_t leaksSkipped) {
+    for (size_t kind = 0; kind < kKinds; ++kind) {
+        if (m_unknown[kind] == 0) continue;
+        row("", std::to_string(m_unknown[kind]) + std::string(kWithoutTimes[kind]) +
+                    " (unknown), left out");
+        m_unknown[kind] = 0;
+    }
+    if (m_cutCalls > 0) {
+        row(std::to_string(m_cutLine),
+            "the trace was cut at the API call cap: " + std::to_string(m_cutCalls) +
+                " API calls after the cut are not in it; " + std::to_string(leaksSkipped) +
+                " objects still alive at the cut are not reported as leaks (their release may "
+                "lie after it)");
+        m_cutCalls = 0;
+    }
+}
+
+void TraceNotes::row(std::string line, std::string note) {
+    if (m_rows.size() >= m_maxRows) {
+        ++m_droppedRows;
+        return;
+    }
+    m_rows.push_back({m_file, std::move(line), std::move(note)});
+}
+
+void TraceNotes::appendTable(std::vector<Table>& out) const {
+    if (m_rows.empty() && m_droppedRows == 0) return;
+    Table table{"TraceNotes", "Trace Notes Page", {"File", "Line", "Note"}, m_rows, {}};
+    std::string leftOut;
+    if (m_totalUnknown > 0) {
+        leftOut = std::to_string(m_totalUnknown) + " records without times (unknown)";
+    }
+    if (m_totalEndsBeforeStart > 0) {
+        if (!leftOut.empty()) leftOut += ", ";
+        leftOut += std::to_string(m_totalEndsBeforeStart) + " records that end before they start";
+    }
+    if (!leftOut.empty()) table.notes.push_back("Left out of every page: " + leftOut);
+    if (m_droppedRows > 0) {
+        table.notes.push_back(std::to_string(m_droppedRows) + " more notes not listed");
+    }
+    out.push_back(std::move(table));
 }
 
 }  // namespace perfmarker::analysis

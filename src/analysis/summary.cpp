@@ -14,14 +14,18 @@ namespace perfmarker::analysis {
 // Everything is a value, so tables() can finish a copy while a file is still being read.
 struct TraceSummary::Impl {
     explicit Impl(const SummaryOptions& options)
-        : ocl(options), hsa(options), log(options.maxMessagesPerRule) {}
+        : ocl(options),
+          hsa(options),
+          log(options.maxMessagesPerRule),
+          notes(options.maxMessagesPerRule) {}
 
-    // What only makes sense per process (handles, context ids, markers still open).
+    // What only makes sense per process (handles, context ids, markers still open, the cut).
     void finishFile() {
         ocl.endFile();
         markers.endFile(file);
-        oclRules.endFile(log);
-        hsaRules.endFile(log);
+        const bool cut = notes.cut();
+        const uint64_t alive = oclRules.endFile(log, cut) + hsaRules.endFile(log, cut);
+        notes.endFile(alive);
         callCounters.clear();
     }
 
@@ -38,6 +42,7 @@ struct TraceSummary::Impl {
     OclRules oclRules;
     HsaRules hsaRules;
     RuleLog log;
+    TraceNotes notes;
     std::string file;
     std::map<uint64_t, uint64_t> callCounters;
 };
@@ -54,33 +59,55 @@ std::vector<Table> TraceSummary::tables() const {
     finished.hsa.appendTables(out);
     finished.markers.appendTables(out);
     if (!finished.log.empty()) out.push_back(finished.log.table());
+    finished.notes.appendTable(out);
     return out;
 }
 
 void TraceSummary::onFileBegin(std::string_view file) {
     m_impl->finishFile();
     m_impl->file = std::string(file);
+    m_impl->notes.beginFile(file);
 }
 
+void TraceSummary::onHeader(std::string_view key, std::string_view value,
+                            atp::SourceLocation where) {
+    m_impl->notes.header(key, value, where);
+}
+
+// Calls and commands whose times are unknown or end before they start are left out of every
+// duration (docs/format.md#unknown-times) and counted on the notes page; the rules see them.
 void TraceSummary::onOclApiCall(const atp::OclApiCall& call) {
     const CallRef where{m_impl->oclCallIndex(call), call.tid};
+    TraceNotes& notes = m_impl->notes;
+    const bool timed =
+        notes.usable(TraceNotes::ApiCall, call.start, call.end, call.timestampLine, call.name);
+    const bool deviceTimed =
+        call.hasCommand && notes.usable(TraceNotes::Command, call.command.start, call.command.end,
+                                        call.timestampLine, call.name);
     m_impl->ocl.onCall(call, where.callIndex);
     m_impl->oclRules.onCall(call, where, m_impl->log);
-    const uint64_t deviceNs =
-        call.hasCommand ? durationNs(call.command.start, call.command.end) : 0;
-    m_impl->markers.onCall(call.tid, call.start, call.end, deviceNs);
+    const uint64_t deviceNs = deviceTimed ? call.command.end - call.command.start : 0;
+    if (timed) m_impl->markers.onCall(call.tid, call.start, call.end, deviceNs);
 }
 
 void TraceSummary::onHsaApiCall(const atp::HsaApiCall& call) {
+    TraceNotes& notes = m_impl->notes;
+    const bool timed =
+        notes.usable(TraceNotes::ApiCall, call.start, call.end, call.timestampLine, call.name);
+    const bool transferTimed =
+        call.hasTransferTimes && notes.usable(TraceNotes::Transfer, call.transferStart,
+                                              call.transferEnd, call.timestampLine, call.name);
     m_impl->hsa.onCall(call);
     m_impl->hsaRules.onCall(call, CallRef{std::to_string(call.index), call.tid}, m_impl->log);
-    const uint64_t deviceNs =
-        call.hasTransferTimes ? durationNs(call.transferStart, call.transferEnd) : 0;
-    m_impl->markers.onCall(call.tid, call.start, call.end, deviceNs);
+    const uint64_t deviceNs = transferTimed ? call.transferEnd - call.transferStart : 0;
+    if (timed) m_impl->markers.onCall(call.tid, call.start, call.end, deviceNs);
 }
 
 void TraceSummary::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
-    m_impl->hsa.onDispatch(dispatch);
+    if (m_impl->notes.usable(TraceNotes::Dispatch, dispatch.start, dispatch.end, dispatch.line,
+                             "kernel dispatch")) {
+        m_impl->hsa.onDispatch(dispatch);
+    }
 }
 
 void TraceSummary::onMarker(const atp::MarkerEvent& marker) { m_impl->markers.onMarker(marker); }

@@ -1,7 +1,8 @@
 // Summaries of traces (docs/summary.md): the API, context, kernel, top-kernel,
-// data-transfer and top-transfer pages of the original, its best-practice rules, and the marker
-// summary. A TraceSummary is a listener: feed it one or more traces through a TraceParser, then
-// take its tables. The renderers (terminal, md, csv, json; the HTML report) only see Tables.
+// data-transfer and top-transfer pages of the original, its best-practice rules, the marker
+// summary and the notes on what the pages leave out. A TraceSummary is a listener: feed it one or
+// more traces through a TraceParser, then take its tables. The renderers (terminal, md, csv, json;
+// the HTML report) only see Tables.
 #pragma once
 
 #include <memory>
@@ -37,8 +38,9 @@ public:
     // The pages that have data, in a fixed order (OpenCL, HSA, markers, best practices).
     std::vector<Table> tables() const;
 
-    // onHeader() stays the listener's no-op: nothing of a header goes into the pages.
     void onFileBegin(std::string_view file) override;
+    // Only a cut at the API call cap goes into the pages (the notes page).
+    void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;

@@ -113,15 +113,27 @@ int runExport(const ExportSettings& settings) {
             break;
         }
     }
+    // Every output is written under a temporary name and put in place only when the whole
+    // export succeeded: a failed one leaves the files it would have replaced as they were
+    // (docs/export.md#how-outputs-are-written).
+    if (!parsed) {
+        output->abandon();
+        printWarnings(output->warnings());
+        std::cerr << "perfmarker export: nothing written (existing outputs are unchanged)\n";
+        return kExitFailure;
+    }
     std::string writeError;
     const bool written = output->finish(writeError);
     printWarnings(output->warnings());
-    if (!written) std::cerr << "perfmarker export: " << writeError << "\n";
-    for (const std::string& file : output->writtenFiles()) {
-        std::cerr << "perfmarker export: " << (parsed ? "wrote " : "wrote (incomplete) ") << file
-                  << "\n";
+    if (!written) {
+        std::cerr << "perfmarker export: " << writeError << "\n"
+                  << "perfmarker export: nothing written (existing outputs are unchanged)\n";
+        return kExitFailure;
     }
-    return parsed && written ? 0 : kExitFailure;
+    for (const std::string& file : output->writtenFiles()) {
+        std::cerr << "perfmarker export: wrote " << file << "\n";
+    }
+    return 0;
 }
 
 }  // namespace

@@ -69,7 +69,9 @@ int runReport(const ReportSettings& settings) {
         const std::string& input = settings.inputs[i];
         alignedTimeline.setShift(alignment.shiftNs[i]);
         if (!parser.parseFile(input, error)) {
-            std::cerr << "perfmarker report: " << error << "\n";
+            std::cerr << "perfmarker report: " << error << "\n"
+                      << "perfmarker report: nothing written (" << settings.output
+                      << " is unchanged)\n";
             return kExitFailure;
         }
     }
@@ -79,8 +81,11 @@ int runReport(const ReportSettings& settings) {
     data.tables = summary.tables();
     data.timeline = timeline.take();
     data.maxItems = settings.maxItems;
+    // Written under a temporary name, put in place when complete (atp/read/staged_output.h).
     if (!report::writeHtmlReportFile(settings.output, data, error)) {
-        std::cerr << "perfmarker report: " << error << "\n";
+        std::cerr << "perfmarker report: " << error << "\n"
+                  << "perfmarker report: nothing written (" << settings.output
+                  << " is unchanged)\n";
         return kExitFailure;
     }
     std::cout << settings.output << ": " << data.timeline.items.size() << " of "

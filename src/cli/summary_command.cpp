@@ -1,9 +1,6 @@
 // `perfmarker summary TRACE...`: the summary pages and best-practice messages of one or more
 // traces (docs/summary.md), as aligned text, Markdown, CSV or JSON.
 #include <CLI/CLI.hpp>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +8,7 @@
 
 #include "analysis/render.h"
 #include "analysis/summary.h"
+#include "atp/read/staged_output.h"
 #include "atp/read/trace_parser.h"
 #include "cli/commands.h"
 
@@ -59,11 +57,10 @@ bool writeOutput(const std::string& path, const std::string& text) {
         std::cerr << kPrefix << "cannot write to standard output\n";
         return false;
     }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (out) out.close();
-    if (out) return true;
-    std::cerr << kPrefix << "cannot write " << path << ": " << std::strerror(errno) << "\n";
+    // Written under a temporary name, put in place when complete (atp/read/staged_output.h).
+    std::string error;
+    if (atp::writeStagedFile(path, text, error)) return true;
+    std::cerr << kPrefix << error << "\n";
     return false;
 }
 

@@ -4,6 +4,31 @@
 
 namespace perfmarker::exporter {
 
+namespace {
+
+// A time, or an empty field for an unknown one (0, docs/format.md#unknown-times).
+void time(CsvFile& out, uint64_t ns) {
+    if (ns != 0) {
+        out.number(ns);
+    } else {
+        out.empty();
+    }
+}
+
+// Start, end and duration: each empty when a time it needs is unknown. A duration that ends
+// before it starts stays negative, as recorded (the reader named the line).
+void interval(CsvFile& out, uint64_t start, uint64_t end) {
+    time(out, start);
+    time(out, end);
+    if (start != 0 && end != 0) {
+        out.signedNumber(static_cast<int64_t>(end - start));
+    } else {
+        out.empty();
+    }
+}
+
+}  // namespace
+
 CsvExporter::CsvExporter(std::string base) : m_base(std::move(base)) {}
 
 void CsvExporter::openTables() {
@@ -22,7 +47,7 @@ void CsvExporter::writeApiCall(uint64_t tid, uint64_t index, std::string_view na
                                std::string_view returnValue, uint64_t start, uint64_t end,
                                const std::vector<std::string_view>& params,
                                std::string_view family) {
-    m_markers.noteTime(tid, end);
+    if (atp::timesOf(start, end) == atp::Times::Known) m_markers.noteTime(tid, end);
     m_params.clear();
     for (size_t i = 0; i < params.size(); ++i) {
         if (i > 0) m_params.push_back(';');
@@ -30,7 +55,7 @@ void CsvExporter::writeApiCall(uint64_t tid, uint64_t index, std::string_view na
     }
     CsvFile& api = m_tables[kApi];
     api.number(pid()).number(tid).number(index).field(name).field(returnValue);
-    api.number(start).number(end).signedNumber(static_cast<int64_t>(end - start));
+    interval(api, start, end);
     api.field(m_params).field(family).endRow();
 }
 
@@ -46,9 +71,10 @@ void CsvExporter::writeOclCommand(const atp::OclApiCall& call) {
     out.number(pid()).number(call.tid).number(call.index).field(call.name);
     out.number(command.commandType).field(command.commandName).number(command.queueId);
     out.field(command.queueHandle).number(command.contextId).field(command.contextHandle);
-    out.field(command.deviceName).number(command.queued).number(command.submit);
-    out.number(command.start).number(command.end);
-    out.signedNumber(static_cast<int64_t>(command.end - command.start));
+    out.field(command.deviceName);
+    time(out, command.queued);
+    time(out, command.submit);
+    interval(out, command.start, command.end);
     out.field(command.kernelHandle).field(command.kernelName).field(command.globalSize);
     out.field(command.localSize);
     if (command.hasDataSize) {
@@ -66,17 +92,21 @@ void CsvExporter::onHsaApiCall(const atp::HsaApiCall& call) {
     CsvFile& out = m_tables[kEnqueues];
     out.number(pid()).number(call.tid).number(call.index).field(call.name);
     out.empty().field("async copy").empty().empty().empty().empty().empty().empty().empty();
-    out.number(call.transferStart).number(call.transferEnd);
-    out.signedNumber(static_cast<int64_t>(call.transferEnd - call.transferStart));
+    interval(out, call.transferStart, call.transferEnd);
     out.empty().empty().empty().empty().empty().field("HSA").endRow();
 }
 
 void CsvExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
     CsvFile& out = m_tables[kEnqueues];
     out.number(pid()).empty().empty().empty().empty().field(dispatch.packetType);
-    out.number(dispatch.queueIndex).empty().empty().empty().field(dispatch.agentName);
-    out.empty().empty().number(dispatch.start).number(dispatch.end);
-    out.signedNumber(static_cast<int64_t>(dispatch.end - dispatch.start));
+    if (dispatch.hasQueueIndex) {
+        out.number(dispatch.queueIndex);
+    } else {
+        out.empty();  // a line older than format 3.2
+    }
+    out.empty().empty().empty().field(dispatch.agentName);
+    out.empty().empty();
+    interval(out, dispatch.start, dispatch.end);
     out.field(dispatch.kernelHandle).field(dispatch.kernelName).empty().empty().empty();
     out.field("HSA").endRow();
 }
@@ -90,7 +120,9 @@ void CsvExporter::writeMarker(const MarkerSpan& span) {
 
 bool CsvExporter::closeOutputs(std::string& error) {
     openTables();  // no input at all still gives the three tables with their headers
-    return m_tables.close(error);
+    if (m_tables.close(error)) return m_tables.commit(error);
+    m_tables.discard();
+    return false;
 }
 
 }  // namespace perfmarker::exporter

@@ -35,6 +35,7 @@ private:
     void beginFile(std::string_view file) override;
     void writeMarker(const MarkerSpan& span) override;
     bool closeOutputs(std::string& error) override;
+    void discardOutputs() override { m_tables.discard(); }
     void openTables();
     uint64_t pid() { return m_processIds.pid(m_warnings); }
     void writeApiCall(uint64_t tid, uint64_t index, std::string_view name,

@@ -92,4 +92,21 @@ bool CsvTables::close(std::string& error) {
     return m_error.empty();
 }
 
+bool CsvTables::commit(std::string& error) {
+    bool ok = m_error.empty();
+    if (!ok) error = m_error;
+    for (CsvFile& file : m_files) {
+        if (!ok) {
+            file.discard();
+        } else if (!file.commit(error)) {
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+void CsvTables::discard() {
+    for (CsvFile& file : m_files) file.discard();
+}
+
 }  // namespace perfmarker::exporter

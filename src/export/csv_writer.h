@@ -26,6 +26,9 @@ public:
     CsvFile& empty();
     void endRow();
     bool close();
+    // After close(): puts the file in place / removes it (OutputFile::commit, discard).
+    bool commit(std::string& error) { return m_file.commit(error); }
+    void discard() { m_file.discard(); }
     bool isOpen() const { return m_file.isOpen(); }
     const std::string& error() const { return m_file.error(); }
     const std::string& path() const { return m_file.path(); }
@@ -39,7 +42,8 @@ private:
 };
 
 // The CSV files of one export, each opened the first time it is asked for (a file that failed
-// to open is not tried again), closed together, the first error of any of them kept.
+// to open is not tried again), closed together, the first error of any of them kept, and put in
+// place together.
 class CsvTables {
 public:
     explicit CsvTables(size_t count) : m_files(count) {}
@@ -51,6 +55,11 @@ public:
     bool isOpen(size_t index) const { return m_files[index].isOpen(); }
     // Closes every open file; false with `error` set on the first error seen.
     bool close(std::string& error);
+    // After a successful close(): puts every file in place. False with `error` at the first
+    // that cannot be (the ones after it are removed).
+    bool commit(std::string& error);
+    // Removes every file's temporary file: the targets stay as they were.
+    void discard();
     // The paths of the files, in the order they were opened.
     const std::vector<std::string>& written() const { return m_written; }
 

@@ -108,15 +108,33 @@ std::string_view commandClassName(CommandClass kind) {
     return "other";
 }
 
-OutputFile::~OutputFile() {
-    if (m_file != nullptr) std::fclose(m_file);
-}
+OutputFile::~OutputFile() { discard(); }
 
 bool OutputFile::open(const std::string& path) {
     m_path = path;
-    m_file = std::fopen(path.c_str(), "wb");
-    if (m_file == nullptr) fail("cannot create");
+    if (m_output.create(path)) m_file = std::fopen(m_output.path().c_str(), "wb");
+    if (m_file == nullptr) {
+        fail("cannot create");
+        m_output.discard();
+    }
     return m_file != nullptr;
+}
+
+bool OutputFile::commit(std::string& error) {
+    if (failed() || m_file != nullptr) {
+        error = failed() ? m_error : m_path + ": not closed";
+        discard();
+        return false;
+    }
+    if (m_output.commit(error)) return true;
+    m_error = error;
+    return false;
+}
+
+void OutputFile::discard() {
+    if (m_file != nullptr) std::fclose(m_file);
+    m_file = nullptr;
+    m_output.discard();
 }
 
 void OutputFile::write(std::string_view data) {

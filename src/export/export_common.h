@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "atp/read/staged_output.h"
 #include "atp/read/trace_parser.h"
 
 namespace perfmarker::exporter {
@@ -68,18 +69,24 @@ enum class CommandClass : uint8_t { Kernel, Memory, Other };
 CommandClass classifyCommand(const atp::OclCommand& command);
 std::string_view commandClassName(CommandClass kind);  // "kernels", "memory", "other"
 
-// A file opened for writing that remembers the first error (open, write or close) with the
-// file's name, so callers check once at the end instead of after every write.
+// An output file that remembers the first error (open, write or close) with the file's name, so
+// callers check once at the end instead of after every write. It is written under a temporary
+// name and put in place by commit() (atp/read/staged_output.h): until then, and for ever after
+// discard(), the file at `path` is as it was.
 class OutputFile {
 public:
     OutputFile() = default;
-    ~OutputFile();
+    ~OutputFile();  // discard()s an output not committed
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
 
     bool open(const std::string& path);
     void write(std::string_view data);
     bool close();
+    // After a successful close(): renames the output over `path`. False with `error` set.
+    bool commit(std::string& error);
+    // Closes the file if it is open and removes the temporary file.
+    void discard();
     bool isOpen() const { return m_file != nullptr; }
     bool failed() const { return !m_error.empty(); }
     const std::string& error() const { return m_error; }
@@ -88,6 +95,7 @@ public:
 private:
     void fail(const char* what);
     std::FILE* m_file = nullptr;
+    atp::StagedOutput m_output;
     std::string m_path;
     std::string m_error;
 };

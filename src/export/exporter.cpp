@@ -5,9 +5,14 @@ namespace perfmarker::exporter {
 Exporter::Exporter() : m_markers([this](const MarkerSpan& span) { writeMarker(span); }) {}
 
 bool Exporter::finish(std::string& error) {
-    // A parse that failed half way never ends its file: write what it delivered.
+    // A file whose parse stopped half way (without abandon()): write what it delivered.
     if (m_inFile) onFileEnd({});
     return closeOutputs(error);
+}
+
+void Exporter::abandon() {
+    m_inFile = false;
+    discardOutputs();
 }
 
 void Exporter::onFileBegin(std::string_view file) {

@@ -16,9 +16,14 @@ namespace perfmarker::exporter {
 
 class Exporter : public atp::TraceListener {
 public:
-    // Writes what is still buffered and closes every file. False with `error` naming the file
-    // on the first write error (an error seen during the export is reported here too).
+    // Writes what is still buffered, closes every file and puts them all in place (each output
+    // is written under a temporary name, atp/read/staged_output.h). False with `error` naming
+    // the file on the first write error (an error seen during the export is reported here
+    // too): then no output is put in place and every target stays as it was.
     bool finish(std::string& error);
+    // Instead of finish(), after a failed parse: removes every output written so far; every
+    // target stays as it was (docs/export.md#how-outputs-are-written).
+    void abandon();
     // The files written so far, in the order they were created.
     virtual std::vector<std::string> writtenFiles() const = 0;
     const WarningLog& warnings() const { return m_warnings; }
@@ -37,8 +42,11 @@ protected:
     virtual void writeMarker(const MarkerSpan& span) = 0;
     // The end of a traced file, after its last marker spans were written.
     virtual void endFile() {}
-    // What finish() does once the last file has ended.
+    // What finish() does once the last file has ended: close every output and put it in place,
+    // or on an error remove them all.
     virtual bool closeOutputs(std::string& error) = 0;
+    // What abandon() does: remove every output (closing it first).
+    virtual void discardOutputs() = 0;
 
     WarningLog m_warnings;
     ProcessIds m_processIds;

@@ -39,7 +39,9 @@ std::string oclCommandArgs(const atp::OclApiCall& call) {
     JsonObject object(args);
     object.string("command", command.commandName).string("api", call.name);
     object.number("thread", call.tid).number("index", call.index);
-    object.micros("queued", command.queued).micros("submit", command.submit);
+    // Unknown times (0) are left out (docs/format.md#unknown-times).
+    if (command.queued != 0) object.micros("queued", command.queued);
+    if (command.submit != 0) object.micros("submit", command.submit);
     object.string("queue handle", command.queueHandle).number("context", command.contextId);
     object.string("context handle", command.contextHandle).string("device", command.deviceName);
     if (command.isKernel) {
@@ -56,7 +58,12 @@ std::string hsaDispatchArgs(const atp::HsaKernelDispatch& dispatch) {
     JsonObject object(args);
     object.string("kernel handle", dispatch.kernelHandle);
     object.string("agent", dispatch.agentName).string("agent handle", dispatch.agentHandle);
-    object.number("agent index", dispatch.agentIndex).string("packet type", dispatch.packetType);
+    if (dispatch.hasAgentIndex) {
+        object.number("agent index", dispatch.agentIndex);
+    } else {
+        object.string("agent index", dispatch.agentIndexText);  // a queue handle (CodeXL 2.x)
+    }
+    object.string("packet type", dispatch.packetType);
     object.string("packet id", dispatch.packetId).string("packet", dispatch.packet);
     object.close();
     return args;
@@ -194,13 +201,18 @@ PerfettoExporter::Track& PerfettoExporter::writeApiSlice(
     return track;
 }
 
+// Calls and commands whose times are unknown or end before they start have no slice (the
+// reader named them, docs/format.md#unknown-times); a command whose call has none has no flow.
 void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
     uint64_t start = call.start;
     uint64_t end = call.end;
-    const Track& track =
-        writeApiSlice(call.tid, HostTrack::OclApi, start, end, call.name, call.index,
-                      call.returnValue, call.params, call.comment, call.consecutiveCalls);
-    if (!call.hasCommand) return;
+    const Track* track = nullptr;
+    if (atp::hostTimes(call) == atp::Times::Known) {
+        track = &writeApiSlice(call.tid, HostTrack::OclApi, start, end, call.name, call.index,
+                               call.returnValue, call.params, call.comment, call.consecutiveCalls);
+    }
+    if (!call.hasCommand || atp::deviceTimes(call.command) != atp::Times::Known) return;
+    pid();
     DeviceCommand command;
     command.queue =
         queueIndex(kFamilyOcl, call.command.queueId, std::string(call.command.deviceName));
@@ -211,15 +223,19 @@ void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
                        ? call.command.kernelName
                        : std::string(call.command.commandName);
     command.args = oclCommandArgs(call);
-    addEnqueuedCommand(std::move(command), track.tid, start, end);
+    addEnqueuedCommand(std::move(command), track, start, end);
 }
 
 void PerfettoExporter::onHsaApiCall(const atp::HsaApiCall& call) {
     uint64_t start = call.start;
     uint64_t end = call.end;
-    const Track& track = writeApiSlice(call.tid, HostTrack::HsaApi, start, end, call.name,
-                                       call.index, call.returnValue, call.params, {}, 1);
-    if (!call.hasTransferTimes) return;
+    const Track* track = nullptr;
+    if (atp::hostTimes(call) == atp::Times::Known) {
+        track = &writeApiSlice(call.tid, HostTrack::HsaApi, start, end, call.name, call.index,
+                               call.returnValue, call.params, {}, 1);
+    }
+    if (!call.hasTransferTimes || atp::transferTimes(call) != atp::Times::Known) return;
+    pid();
     DeviceCommand command;
     command.queue = queueIndex(kFamilyHsaCopies, 0, {});
     command.kind = CommandClass::Memory;
@@ -228,10 +244,11 @@ void PerfettoExporter::onHsaApiCall(const atp::HsaApiCall& call) {
     command.name = std::string(call.name);
     command.args = "{\"thread\":" + std::to_string(call.tid) +
                    ",\"index\":" + std::to_string(call.index) + "}";
-    addEnqueuedCommand(std::move(command), track.tid, start, end);
+    addEnqueuedCommand(std::move(command), track, start, end);
 }
 
 void PerfettoExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
+    if (atp::deviceTimes(dispatch) != atp::Times::Known) return;
     pid();
     DeviceCommand command;
     command.queue = queueIndex(kFamilyHsa, dispatch.queueIndex, dispatch.agentName);
@@ -268,11 +285,12 @@ size_t PerfettoExporter::queueIndex(int family, uint64_t queueId, const std::str
     return it->second;
 }
 
-// A command with a flow arrow from the middle of its enqueue call (`start`..`end` on `tid`).
-void PerfettoExporter::addEnqueuedCommand(DeviceCommand command, uint64_t tid, uint64_t start,
+// A command with a flow arrow from the middle of its enqueue call (`start`..`end` on `track`),
+// when the call has a slice (`track` not null).
+void PerfettoExporter::addEnqueuedCommand(DeviceCommand command, const Track* track, uint64_t start,
                                           uint64_t end) {
-    command.hasFlow = true;
-    command.flowTid = tid;
+    command.hasFlow = track != nullptr;
+    command.flowTid = track != nullptr ? track->tid : 0;
     command.flowTs = start + (end - start) / 2;
     addDeviceCommand(std::move(command));
 }
@@ -289,8 +307,8 @@ void PerfettoExporter::endFile() {
     writeDeviceCommands();
     if (m_clampedSlices > 0) {
         m_warnings.add(m_file + ": " + std::to_string(m_clampedSlices) +
-                       " slice(s) overlapped the previous one on their track or ended before "
-                       "they started; moved to keep the tracks nested");
+                       " slice(s) overlapped the previous one on their track; moved to keep "
+                       "the tracks nested");
     }
     m_commands.clear();
 }

@@ -61,6 +61,7 @@ private:
     void writeMarker(const MarkerSpan& span) override;
     void endFile() override;
     bool closeOutputs(std::string& error) override { return m_writer.finish(error); }
+    void discardOutputs() override { m_writer.discard(); }
     uint64_t pid();
     Track& hostTrack(uint64_t tid, HostTrack kind);
     uint64_t newTid(const std::string& name, uint64_t sortIndex);
@@ -71,7 +72,8 @@ private:
                          std::string_view name, uint64_t index, std::string_view returnValue,
                          const std::vector<std::string_view>& params, std::string_view comment,
                          uint64_t consecutiveCalls);
-    void addEnqueuedCommand(DeviceCommand command, uint64_t tid, uint64_t start, uint64_t end);
+    void addEnqueuedCommand(DeviceCommand command, const Track* track, uint64_t start,
+                            uint64_t end);
     void addDeviceCommand(DeviceCommand command);
     void writeDeviceCommands();
     void writeLane(const DeviceCommand& command, uint64_t tid);

@@ -28,7 +28,9 @@ void SplitJsonWriter::startPart() {
     m_partBytes = 0;
     m_partEvents = 0;
     m_partPayload = 0;
-    if (!m_file.open(path) && m_error.empty()) m_error = m_file.error();
+    m_parts.push_back(std::make_unique<OutputFile>());
+    m_file = m_parts.back().get();
+    if (!m_file->open(path) && m_error.empty()) m_error = m_file->error();
     append(
         "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"perfmarker export\",\"part\":");
     append(std::to_string(m_files.size()));
@@ -42,7 +44,7 @@ void SplitJsonWriter::startPart() {
 void SplitJsonWriter::endPart() {
     append(kPartEnd);
     flushBuffer();
-    if (!m_file.close() && m_error.empty()) m_error = m_file.error();
+    if (!m_file->close() && m_error.empty()) m_error = m_file->error();
     m_open = false;
 }
 
@@ -53,7 +55,7 @@ void SplitJsonWriter::append(std::string_view text) {
 }
 
 void SplitJsonWriter::flushBuffer() {
-    m_file.write(m_buffer);
+    m_file->write(m_buffer);
     m_buffer.clear();
 }
 
@@ -89,8 +91,21 @@ void SplitJsonWriter::metadata(std::string_view event) {
 bool SplitJsonWriter::finish(std::string& error) {
     if (!m_open && m_files.empty()) startPart();  // an empty trace is still a valid file
     if (m_open) endPart();
+    for (const std::unique_ptr<OutputFile>& part : m_parts) {
+        if (m_error.empty()) {
+            part->commit(m_error);
+        } else {
+            part->discard();  // after an error, no part goes in place
+        }
+    }
     if (!m_error.empty()) error = m_error;
     return m_error.empty();
+}
+
+void SplitJsonWriter::discard() {
+    for (const std::unique_ptr<OutputFile>& part : m_parts) part->discard();
+    m_buffer.clear();
+    m_open = false;
 }
 
 }  // namespace perfmarker::exporter

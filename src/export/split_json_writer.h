@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,11 @@ public:
     void events(std::string_view group);
     // A metadata event: written now and again at the start of every later part.
     void metadata(std::string_view event);
+    // Ends the last part and puts every part in place (each renamed over its file). False with
+    // `error` on the first error: the parts are then removed and the files stay as they were.
     bool finish(std::string& error);
+    // Removes every part written so far: the files stay as they were.
+    void discard();
     const std::vector<std::string>& files() const { return m_files; }
 
     static std::string partPath(const std::string& path, size_t partIndex);
@@ -39,7 +44,9 @@ private:
     uint64_t m_maxBytes;
     std::vector<std::string> m_files;
     std::string m_metadata;  // comma separated, for the next part's start
-    OutputFile m_file;
+    // The parts, put in place together by finish(); m_file is the last, being written.
+    std::vector<std::unique_ptr<OutputFile>> m_parts;
+    OutputFile* m_file = nullptr;
     std::string m_buffer;
     std::string m_error;
     uint64_t m_partBytes = 0;

@@ -104,7 +104,18 @@ bool VtuneExporter::closeOutputs(std::string& error) {
             error = hostError;
         }
     }
+    for (const std::string& host : m_hostOrder) {
+        if (ok) {
+            ok = m_hosts.at(host)->commit(error);
+        } else {
+            m_hosts.at(host)->discard();  // no file in place unless all of them are
+        }
+    }
     return ok;
+}
+
+void VtuneExporter::discardOutputs() {
+    for (const std::string& host : m_hostOrder) m_hosts.at(host)->discard();
 }
 
 CsvFile& VtuneExporter::table(Table which) {
@@ -119,12 +130,15 @@ uint64_t VtuneExporter::convert(uint64_t timestampNs) const {
     return timestampNs + static_cast<uint64_t>(offset);
 }
 
+// Intervals without times, or ending before they start, have no row (the reader named them,
+// docs/format.md#unknown-times).
 void VtuneExporter::interval(Table which, std::string_view name, uint64_t start, uint64_t end,
                              const uint64_t* tid) {
+    if (atp::timesOf(start, end) != atp::Times::Known) return;
     if (!m_decided) decideClock();
     m_pid = m_processIds.pid(m_warnings);
     CsvFile& file = table(which);
-    file.field(name).number(convert(start)).number(convert(std::max(start, end))).number(m_pid);
+    file.field(name).number(convert(start)).number(convert(end)).number(m_pid);
     if (tid != nullptr) {
         file.number(*tid);
     } else {
@@ -134,7 +148,7 @@ void VtuneExporter::interval(Table which, std::string_view name, uint64_t start,
 }
 
 void VtuneExporter::onOclApiCall(const atp::OclApiCall& call) {
-    m_markers.noteTime(call.tid, call.end);
+    if (atp::hostTimes(call) == atp::Times::Known) m_markers.noteTime(call.tid, call.end);
     interval(kApi, call.name, call.start, call.end, &call.tid);
     if (!call.hasCommand) return;
     const atp::OclCommand& command = call.command;
@@ -154,7 +168,7 @@ void VtuneExporter::onOclApiCall(const atp::OclApiCall& call) {
 }
 
 void VtuneExporter::onHsaApiCall(const atp::HsaApiCall& call) {
-    m_markers.noteTime(call.tid, call.end);
+    if (atp::hostTimes(call) == atp::Times::Known) m_markers.noteTime(call.tid, call.end);
     interval(kApi, call.name, call.start, call.end, &call.tid);
     if (call.hasTransferTimes) {
         interval(kTransfers, call.name, call.transferStart, call.transferEnd, nullptr);

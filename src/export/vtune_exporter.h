@@ -54,6 +54,7 @@ private:
     void beginFile(std::string_view file) override;
     void writeMarker(const MarkerSpan& span) override;
     bool closeOutputs(std::string& error) override;
+    void discardOutputs() override;
     // The host and clock conversion of the file being read, decided at its first interval.
     void decideClock();
     CsvFile& table(Table which);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "atp/read/staged_output.h"
 #include "report/report_assets.h"
 
 namespace perfmarker::report {
@@ -204,9 +205,13 @@ void writeHtmlReport(std::ostream& out, const ReportData& data) {
     out << "</script>\n<script>" << kReportScript << "</script>\n</body>\n</html>\n";
 }
 
+// Written under a temporary name and renamed over `path` when complete
+// (atp/read/staged_output.h): a failed write leaves an existing report as it was.
 bool writeHtmlReportFile(const std::string& path, const ReportData& data, std::string& error) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
+    atp::StagedOutput output;
+    std::ofstream out;
+    if (output.create(path)) out.open(output.path(), std::ios::binary | std::ios::trunc);
+    if (!out.is_open()) {
         error = path + ": cannot create: " + std::strerror(errno);
         return false;
     }
@@ -214,9 +219,9 @@ bool writeHtmlReportFile(const std::string& path, const ReportData& data, std::s
     out.close();
     if (!out) {
         error = path + ": write failed: " + std::strerror(errno);
-        return false;
+        return false;  // (the temporary file goes with `output`)
     }
-    return true;
+    return output.commit(error);
 }
 
 }  // namespace perfmarker::report

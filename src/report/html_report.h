@@ -34,8 +34,9 @@ void writeTimelineJson(std::ostream& out, const ReportData& data);
 // Writes the page; the stream's state tells whether it was written.
 void writeHtmlReport(std::ostream& out, const ReportData& data);
 
-// Writes the page to `path` (replacing it). False with `error` = "<path>: <reason>" when the
-// file cannot be created or written completely.
+// Writes the page to `path`, replacing it only once the page is complete. False with `error` =
+// "<path>: <reason>" when the file cannot be created or written completely; `path` is then as
+// it was.
 bool writeHtmlReportFile(const std::string& path, const ReportData& data, std::string& error);
 
 }  // namespace perfmarker::report

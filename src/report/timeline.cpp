@@ -67,6 +67,8 @@ void TimelineCollector::onFileBegin(std::string_view file) {
     m_openMarkers.clear();
     m_lastTime = 0;
     m_inFile = true;
+    m_unknown = m_endsBeforeStart = 0;
+    m_firstEndsBeforeStart.clear();
 }
 
 void TimelineCollector::onHeader(std::string_view key, std::string_view value,
@@ -77,6 +79,33 @@ void TimelineCollector::onHeader(std::string_view key, std::string_view value,
         process.pid = std::strtoull(std::string(value).c_str(), nullptr, 10);
     } else if (key == "Application") {
         process.application = std::string(value);
+    } else if (key == atp::kApiCallsLeftOutKey && atp::apiCallsLeftOut(value).value_or(0) > 0) {
+        m_timeline.warnings.push_back(process.name + ": the trace was cut at the API call cap (" +
+                                      std::string(value) +
+                                      " calls left out): the timeline ends at the cut");
+    }
+}
+
+bool TimelineCollector::drawable(uint64_t start, uint64_t end, const atp::SourceLocation& where) {
+    const atp::Times times = atp::timesOf(start, end);
+    if (times == atp::Times::Unknown) ++m_unknown;
+    if (times != atp::Times::EndBeforeStart) return times == atp::Times::Known;
+    if (m_endsBeforeStart++ == 0) {
+        m_firstEndsBeforeStart = std::string(where.file) + ":" + std::to_string(where.line);
+    }
+    return false;
+}
+
+void TimelineCollector::noteUndrawn() {
+    const std::string& name = m_timeline.processes.back().name;
+    if (m_unknown > 0) {
+        m_timeline.warnings.push_back(name + ": " + std::to_string(m_unknown) +
+                                      " calls or commands without times (unknown) are not drawn");
+    }
+    if (m_endsBeforeStart > 0) {
+        m_timeline.warnings.push_back(name + ": " + std::to_string(m_endsBeforeStart) +
+                                      " calls or commands end before they start (the first at " +
+                                      m_firstEndsBeforeStart + ") and are not drawn");
     }
 }
 
@@ -97,12 +126,17 @@ Item TimelineCollector::apiItem(uint64_t tid, uint64_t start, uint64_t end, std:
 }
 
 void TimelineCollector::onOclApiCall(const atp::OclApiCall& call) {
-    Item api = apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params);
-    if (call.consecutiveCalls > 1) {
-        appendDetail(api.details, "calls", std::to_string(call.consecutiveCalls));
+    if (drawable(call.start, call.end, call.timestampLine)) {
+        Item api =
+            apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params);
+        if (call.consecutiveCalls > 1) {
+            appendDetail(api.details, "calls", std::to_string(call.consecutiveCalls));
+        }
+        add(std::move(api));
     }
-    add(std::move(api));
-    if (!call.hasCommand) return;
+    if (!call.hasCommand || !drawable(call.command.start, call.command.end, call.timestampLine)) {
+        return;
+    }
 
     const atp::OclCommand& command = call.command;
     Item device;
@@ -122,17 +156,24 @@ void TimelineCollector::onOclApiCall(const atp::OclApiCall& call) {
     appendDetail(device.details, "local", command.localSize);
     if (command.hasDataSize)
         appendDetail(device.details, "bytes", std::to_string(command.dataSize));
-    appendDetail(
-        device.details, "queued->start",
-        formatDuration(command.start > command.queued ? command.start - command.queued : 0));
+    if (command.queued != 0) {  // (0: unknown)
+        appendDetail(
+            device.details, "queued->start",
+            formatDuration(command.start > command.queued ? command.start - command.queued : 0));
+    }
     appendDetail(device.details, "api", call.name);
     m_lastTime = std::max(m_lastTime, command.end);
     add(std::move(device));
 }
 
 void TimelineCollector::onHsaApiCall(const atp::HsaApiCall& call) {
-    add(apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params));
-    if (!call.hasTransferTimes) return;
+    if (drawable(call.start, call.end, call.timestampLine)) {
+        add(apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params));
+    }
+    if (!call.hasTransferTimes ||
+        !drawable(call.transferStart, call.transferEnd, call.timestampLine)) {
+        return;
+    }
 
     Item transfer;
     transfer.start = call.transferStart;
@@ -146,6 +187,7 @@ void TimelineCollector::onHsaApiCall(const atp::HsaApiCall& call) {
 }
 
 void TimelineCollector::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
+    if (!drawable(dispatch.start, dispatch.end, dispatch.line)) return;
     Item kernel;
     kernel.start = dispatch.start;
     kernel.end = dispatch.end;
@@ -216,6 +258,7 @@ void TimelineCollector::closeOpenMarkers() {
 void TimelineCollector::onFileEnd(std::string_view /*file*/) {
     if (!m_inFile) return;
     closeOpenMarkers();
+    noteUndrawn();
     m_inFile = false;
 }
 

@@ -3,7 +3,8 @@
 // commands (kernels, transfers, other). A TimelineCollector builds it from the typed records of
 // one or more traces; the number of slices kept is capped so that a huge trace still gives a
 // page a browser can open (markers are kept first, then the longest slices, and the page says
-// how many were left out).
+// how many were left out). Calls and commands without times, or ending before they start, are
+// not drawn (docs/format.md#unknown-times): the page says how many.
 #pragma once
 
 #include <cstddef>
@@ -92,6 +93,10 @@ private:
     uint32_t queueTrack(const QueueKey& key, const std::function<std::string()>& label);
     uint32_t newTrack(TrackKind kind, const std::function<std::string()>& label);
     uint32_t intern(std::string_view text);
+    // Whether an interval can be drawn (docs/format.md#unknown-times); counts those that
+    // cannot, for the file's notices.
+    bool drawable(uint64_t start, uint64_t end, const atp::SourceLocation& where);
+    void noteUndrawn();
     void add(Item&& item);
     void prune(size_t keep);
     void closeMarker(uint64_t tid, OpenMarker&& open, uint64_t end, const atp::Marker* ending);
@@ -108,6 +113,11 @@ private:
     std::map<uint64_t, std::vector<OpenMarker>> m_openMarkers;
     uint64_t m_lastTime = 0;  // latest time seen in the current file (closes open markers)
     bool m_inFile = false;
+    // Slices of the current file that are not drawn: without times, and ending before they
+    // start (with where the first of these is).
+    uint64_t m_unknown = 0;
+    uint64_t m_endsBeforeStart = 0;
+    std::string m_firstEndsBeforeStart;
 };
 
 // "1.234 ms", "56.7 us", "890 ns": durations for people.

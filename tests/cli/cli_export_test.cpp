@@ -196,4 +196,120 @@ TEST_F(ExportCli, VtuneNamesFilesAfterTheTracedHost) {
     EXPECT_TRUE(fs::exists(dir + "/run-markers-hostname-box.csv"));
 }
 
+// ---- outputs are replaced only by a finished export (docs/export.md#how-outputs-are-written) --
+
+// The temporary files ("<output>.tmp.XXXXXX") an export left behind in `dir`.
+std::vector<std::string> temporaries(const std::string& dir) {
+    std::vector<std::string> out;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find(".tmp.") != std::string::npos) out.push_back(name);
+    }
+    return out;
+}
+
+TEST_F(ExportCli, AFailedExportLeavesExistingOutputsAsTheyWere) {
+    const std::string bad = fixture("bad_count.atp");
+    const std::string empty = m_scratch.path() + "/empty.atp";
+    perfmarker::test::writeFile(empty, "");
+    const std::string json = m_scratch.path() + "/out.json";
+    const std::string part2 = m_scratch.path() + "/out-2.json";
+    for (const std::string& input : {m_scratch.path() + "/absent.atp", bad, empty}) {
+        perfmarker::test::writeFile(json, "old trace");
+        perfmarker::test::writeFile(part2, "old part");
+        const ProcessResult result =
+            run({"--format", "perfetto", "--max-file-mb", "0.004", input, "-o", json});
+        EXPECT_EQ(result.exitCode, 1) << input;
+        EXPECT_NE(result.err.find("perfmarker export: nothing written (existing outputs are "
+                                  "unchanged)"),
+                  std::string::npos)
+            << result.err;
+        EXPECT_EQ(result.err.find("wrote"), std::string::npos) << result.err;
+        EXPECT_EQ(readFile(json), "old trace") << input;
+        EXPECT_EQ(readFile(part2), "old part") << input;
+        EXPECT_EQ(temporaries(m_scratch.path()), std::vector<std::string>{}) << input;
+        EXPECT_FALSE(fs::exists(m_scratch.path() + "/out-3.json"));
+    }
+}
+
+TEST_F(ExportCli, AnUnwritableTableKeepsEveryTableOut) {
+    const std::string trace = fixture("ocl_vecadd.atp");
+    const std::string base = m_scratch.path() + "/run";
+    perfmarker::test::writeFile(base + "-api.csv", "old api");
+    fs::create_directory(base + "-enqueues.csv");  // cannot be replaced by a file
+    const ProcessResult result = run({"--format", "csv", trace, "-o", base});
+    EXPECT_EQ(result.exitCode, 1);
+    EXPECT_NE(result.err.find(base + "-enqueues.csv: cannot create"), std::string::npos)
+        << result.err;
+    EXPECT_EQ(readFile(base + "-api.csv"), "old api");
+    EXPECT_FALSE(fs::exists(base + "-markers.csv"));
+    EXPECT_EQ(temporaries(m_scratch.path()), std::vector<std::string>{});
+}
+
+TEST_F(ExportCli, NotATraceIsRefusedNamingTheFile) {
+    const std::string blank = m_scratch.path() + "/blank.atp";
+    const std::string garbage = m_scratch.path() + "/garbage.atp";
+    perfmarker::test::writeFile(blank, "\n\n");
+    perfmarker::test::writeFile(garbage, "\xc3\xa9=\x01\n");
+    for (const std::string& input : {std::string("/dev/null"), blank, garbage}) {
+        const ProcessResult result = run({"--format", "csv", input, "-o", m_scratch.path() + "/t"});
+        EXPECT_EQ(result.exitCode, 1) << input;
+        EXPECT_NE(result.err.find("perfmarker export: " + input + ": not a trace: "),
+                  std::string::npos)
+            << result.err;
+        EXPECT_FALSE(fs::exists(m_scratch.path() + "/t-api.csv"));
+    }
+}
+
+// ---- traces from the field ---------------------------------------------------------------------
+
+TEST_F(ExportCli, TimesThatEndBeforeTheyStartAreNamedWithTheirLine) {
+    const std::string trace = fixture("end_before_start.atp");
+    const ProcessResult result =
+        run({"--format", "perfetto", trace, "-o", m_scratch.path() + "/e.json"});
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find("warning: " + trace +
+                              ":20: clEnqueueNDRangeKernel: the command "
+                              "ends (6000400000) before it starts"),
+              std::string::npos)
+        << result.err;
+    EXPECT_NE(result.err.find(trace + ":21: clFinish: the call ends"), std::string::npos);
+    EXPECT_TRUE(namesFileAndLine(result.err, "end_before_start.atp"));
+}
+
+// The Done-when of the issue: zero device times do not pull the timeline back to 0.
+TEST_F(ExportCli, ZeroDeviceTimesAreLeftOutAndTheTimelineStartsAtTheFirstRealTime) {
+    const std::string trace = fixture("zero_device_times.atp");
+    const std::string out = m_scratch.path() + "/z.json";
+    const ProcessResult result = run({"--format", "perfetto", trace, "-o", out});
+    ASSERT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find(trace + ": 2 commands without device times (unknown), left out"),
+              std::string::npos)
+        << result.err;
+    const std::string json = readFile(out);
+    std::string earliest;
+    for (size_t at = json.find("\"ts\":"); at != std::string::npos;
+         at = json.find("\"ts\":", at + 1)) {
+        if (json.rfind("\"ph\":\"M\"", at) > json.rfind('\n', at)) continue;  // metadata
+        const std::string ts = json.substr(at + 5, json.find(',', at) - at - 5);
+        if (earliest.empty() || std::stod(ts) < std::stod(earliest)) earliest = ts;
+    }
+    EXPECT_EQ(earliest, "5000000.000");
+    // CSV keeps every command, with the unknown times empty.
+    const ProcessResult csv = run({"--format", "csv", trace, "-o", m_scratch.path() + "/z"});
+    ASSERT_EQ(csv.exitCode, 0) << csv.err;
+    EXPECT_NE(readFile(m_scratch.path() + "/z-enqueues.csv").find("gfx900,,,,,,0x21ff890,vadd"),
+              std::string::npos);
+}
+
+TEST_F(ExportCli, ACutTraceSaysSo) {
+    const std::string trace = fixture("cut_at_cap.atp");
+    const ProcessResult result =
+        run({"--format", "perfetto", trace, "-o", m_scratch.path() + "/c.json"});
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find("warning: " + trace + ":6: the trace was cut at the API call cap"),
+              std::string::npos)
+        << result.err;
+}
+
 }  // namespace

@@ -119,4 +119,93 @@ TEST_F(Summary, WriteErrorsAreReported) {
     }
 }
 
+// Not a trace at all: refused, naming the file, instead of summarised as an empty trace.
+TEST_F(Summary, NotATraceIsRefusedNamingTheFile) {
+    const std::string empty = m_scratch.path() + "/empty.atp";
+    const std::string blank = m_scratch.path() + "/blank.atp";
+    const std::string garbage = m_scratch.path() + "/garbage.bin";
+    const std::string binary = m_scratch.path() + "/binary.bin";
+    perfmarker::test::writeFile(empty, "");
+    perfmarker::test::writeFile(blank, "\n   \n\n");
+    perfmarker::test::writeFile(garbage, "x=\xff\xfe\n\x80=\x01\n");  // '=' on every line
+    perfmarker::test::writeFile(binary, std::string("\x7f"
+                                                    "ELF\x02\x01\x01\0\0=\n",
+                                                    11));
+    const std::pair<std::string, std::string> cases[] = {
+        {empty, empty + ": not a trace: the file is empty"},
+        {"/dev/null", "/dev/null: not a trace: the file is empty"},
+        {blank, blank + ": not a trace: the file holds only blank lines"},
+        {garbage, garbage + ": not a trace: no section line and no TraceFileVersion= header line"},
+        {binary, binary + ":1: not a trace: expected a header line KEY=VALUE"}};
+    for (const auto& [file, message] : cases) {
+        const ProcessResult result = run({file});
+        EXPECT_EQ(result.exitCode, 1) << file;
+        EXPECT_NE(result.err.find("perfmarker summary: " + message), std::string::npos)
+            << result.err;
+        EXPECT_EQ(result.out, "");
+    }
+}
+
+TEST_F(Summary, EndsBeforeStartIsNamedAndCounted) {
+    const std::string trace = kFixtures + "/atp/end_before_start.atp";
+    const ProcessResult result = run({trace});
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find("perfmarker summary: warning: " + trace +
+                              ":20: clEnqueueNDRangeKernel: the command ends (6000400000) before "
+                              "it starts (6000500000): its times are left out"),
+              std::string::npos)
+        << result.err;
+    EXPECT_NE(result.err.find(trace + ":21: clFinish: the call ends"), std::string::npos);
+    EXPECT_NE(result.out.find("Trace Notes Page"), std::string::npos);
+    EXPECT_NE(result.out.find(trace + "  20    clEnqueueNDRangeKernel: the command ends 100000 ns "
+                                      "before it starts: left out"),
+              std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("Note: Left out of every page: 2 records that end before they start"),
+              std::string::npos);
+}
+
+TEST_F(Summary, UnknownDeviceTimesAreLeftOutAndCountedOnce) {
+    const std::string trace = kFixtures + "/atp/zero_device_times.atp";
+    const ProcessResult result = run({trace, "--format", "csv"});
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    const std::string count = trace + ": 2 commands without device times (unknown), left out";
+    const size_t at = result.err.find(count);
+    EXPECT_NE(at, std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find(count, at + 1), std::string::npos);  // once per file
+    // Averages agree with the minimums: the unknown kernel is in no count.
+    EXPECT_NE(result.out.find("vadd,gfx900,2,0.40000,100.00,0.20000,0.30000,0.10000"),
+              std::string::npos)
+        << result.out;
+}
+
+TEST_F(Summary, ACutTraceSaysSoAndReportsNoLeaks) {
+    const std::string trace = kFixtures + "/atp/cut_at_cap.atp";
+    const ProcessResult result = run({trace});
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find(trace + ":6: the trace was cut at the API call cap: 25 API calls"),
+              std::string::npos)
+        << result.err;
+    EXPECT_EQ(result.out.find("Memory leak detected"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("2 objects still alive at the cut are not reported as leaks"),
+              std::string::npos)
+        << result.out;
+}
+
+TEST_F(Summary, AFailedSummaryLeavesTheOutputFileAsItWas) {
+    const std::string out = m_scratch.path() + "/summary.md";
+    perfmarker::test::writeFile(out, "old");
+    ProcessResult result = run({m_scratch.path() + "/missing.atp", "-o", out});
+    EXPECT_EQ(result.exitCode, 1);
+    EXPECT_EQ(readFile(out), "old");
+    result = run({kVecadd, "-f", "md", "-o", out});
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_EQ(readFile(out), readFile(kFixtures + "/golden/summary/ocl_vecadd.md"));
+    size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(m_scratch.path())) {
+        files += entry.path().filename().string().find(".tmp.") != std::string::npos;
+    }
+    EXPECT_EQ(files, 0u);  // no temporary file left behind
+}
+
 }  // namespace

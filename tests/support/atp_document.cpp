@@ -108,6 +108,7 @@ const std::string* AtpDocument::headerValue(std::string_view key) const {
 bool loadAtpText(std::string_view text, std::string_view name, AtpDocument& out,
                  std::string& error) {
     out = AtpDocument{};
+    if (text.empty()) return true;
     TraceParser parser;
     Warnings warnings(out.warnings);
     parser.addListener(warnings);

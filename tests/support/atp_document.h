@@ -33,6 +33,8 @@ struct AtpDocument {
 };
 
 // False with the reader's error ("<file>:<line>: expected ..., got ...") for a malformed file.
+// An empty text (a writer that wrote nothing) is an empty document; the reader itself refuses
+// it as no trace (docs/format.md#what-is-a-trace).
 bool loadAtpText(std::string_view text, std::string_view name, AtpDocument& out,
                  std::string& error);
 bool loadAtpFile(const std::string& path, AtpDocument& out, std::string& error);

@@ -108,6 +108,9 @@ std::string formatAtpHeader(const AtpHeader& header) {
     if (header.clockStart)
         appendLine(out, kClockAnchorStartKey, formatClockAnchor(*header.clockStart));
     if (header.clockEnd) appendLine(out, kClockAnchorEndKey, formatClockAnchor(*header.clockEnd));
+    if (header.apiCallsLeftOut != 0) {
+        appendLine(out, kApiCallsLeftOutKey, std::to_string(header.apiCallsLeftOut));
+    }
     appendLine(out, "CLExcludedAPIs", commaJoined(header.clExcludedApis));
     return out;
 }

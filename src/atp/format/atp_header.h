@@ -30,7 +30,14 @@ struct AtpHeader {
     std::string hostName;
     std::optional<ClockAnchor> clockStart;
     std::optional<ClockAnchor> clockEnd;
+    // ApiCallsLeftOut= (ours): the API calls the merge left out beyond the call cap; written
+    // when non-zero (docs/format.md#traces-cut-at-the-call-cap).
+    uint64_t apiCallsLeftOut = 0;
 };
+
+// The header key of a trace cut at the API call cap: "ApiCallsLeftOut=<n>". With n > 0 the
+// trace ends at the cut: every call and dispatch after it is missing.
+inline constexpr std::string_view kApiCallsLeftOutKey = "ApiCallsLeftOut";
 
 inline constexpr std::string_view kTraceFileVersion = "3.2";
 inline constexpr std::string_view kClockDomain = "CLOCK_MONOTONIC";

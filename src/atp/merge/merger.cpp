@@ -503,6 +503,7 @@ bool Merger::run(const std::string& base, const AtpHeader& header, std::string& 
     }
     AtpHeader withPid = header;
     withPid.processId = m_pid;
+    withPid.apiCallsLeftOut = builder.stats().droppedLines + hsa.stats().droppedLines;
     if (!writeAtp(m_result.atpPath, withPid, builder, hsa, error)) return false;
     m_result.written = true;
     m_result.ocl = builder.stats();

@@ -72,6 +72,45 @@ void warn(const SectionContext& context, uint64_t line, std::string_view message
     for (TraceListener* listener : context.listeners()) listener->onWarning(text);
 }
 
+// ---- TimeChecks ----------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view kWhat[TimeChecks::kKinds] = {"the call", "the command", "the transfer",
+                                                        "the dispatch"};
+constexpr std::string_view kWithoutTimes[TimeChecks::kKinds] = {
+    " API calls without times", " commands without device times",
+    " async copies without transfer times", " kernel dispatches without device times"};
+
+}  // namespace
+
+void TimeChecks::endsBeforeStart(const SectionContext& context, uint64_t line, Kind kind,
+                                 uint64_t start, uint64_t end, std::string_view name) {
+    if (++m_endsBeforeStart > kMaxNamed) return;
+    std::string message(name);
+    message.append(": ").append(kWhat[kind]).append(" ends (");
+    message.append(std::to_string(end)).append(") before it starts (");
+    message.append(std::to_string(start)).append("): its times are left out");
+    warn(context, line, message);
+}
+
+void TimeChecks::report(const SectionContext& context) const {
+    const std::string file(context.fileName());
+    for (size_t kind = 0; kind < kKinds; ++kind) {
+        if (m_unknown[kind] == 0) continue;
+        const std::string text = file + ": " + std::to_string(m_unknown[kind]) +
+                                 std::string(kWithoutTimes[kind]) + " (unknown), left out";
+        for (TraceListener* listener : context.listeners()) listener->onWarning(text);
+    }
+    if (m_endsBeforeStart <= kMaxNamed) return;
+    const std::string text = file + ": " + std::to_string(m_endsBeforeStart) +
+                             " records end before they start (the first " +
+                             std::to_string(kMaxNamed) +
+                             " are named above): their times are "
+                             "left out";
+    for (TraceListener* listener : context.listeners()) listener->onWarning(text);
+}
+
 // ---- ThreadBlocks --------------------------------------------------------------------------
 
 bool ThreadBlocks::feedCount(std::string_view text, Step& step, std::string& what) {

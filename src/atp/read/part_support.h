@@ -46,6 +46,38 @@ std::string atLine(const SectionContext& context, uint64_t line, std::string_vie
 // Sends "<file>:<line>: <message>" to every listener's onWarning().
 void warn(const SectionContext& context, uint64_t line, std::string_view message);
 
+// The times of the records of one input (docs/format.md#unknown-times): an interval that ends
+// before it starts is named with its line (the first kMaxNamed of an input, then a count);
+// unknown times (0) are counted per kind and reported once, at the end of the input.
+class TimeChecks {
+public:
+    enum Kind : size_t { ApiCall, Command, Transfer, Dispatch, kKinds };
+    static constexpr uint64_t kMaxNamed = 20;
+
+    void reset() { *this = TimeChecks{}; }
+    // `what` names the record for a message: "clEnqueueNDRangeKernel: the command".
+    void check(const SectionContext& context, uint64_t line, Kind kind, uint64_t start,
+               uint64_t end, std::string_view name) {
+        const Times times = timesOf(start, end);
+        if (times == Times::Known) return;
+        if (times == Times::Unknown) {
+            ++m_unknown[kind];
+        } else {
+            endsBeforeStart(context, line, kind, start, end, name);
+        }
+    }
+    // The counts of the input, one warning each ("<file>: 12 commands without device times
+    // (unknown), left out").
+    void report(const SectionContext& context) const;
+
+private:
+    [[gnu::cold, gnu::noinline]] void endsBeforeStart(const SectionContext& context, uint64_t line,
+                                                      Kind kind, uint64_t start, uint64_t end,
+                                                      std::string_view name);
+    uint64_t m_unknown[kKinds] = {};
+    uint64_t m_endsBeforeStart = 0;
+};
+
 // The thread blocks of docs/format.md#thread-blocks: "<tid>", "<count>", then count entry lines.
 class ThreadBlocks {
 public:

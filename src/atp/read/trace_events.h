@@ -4,11 +4,14 @@
 // only during the listener call; copy what you keep.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "atp/format/atp_header.h"
 #include "atp/format/perfmarker_section.h"
 
 namespace perfmarker::atp {
@@ -92,8 +95,14 @@ struct HsaKernelDispatch {
     uint64_t end = 0;
     std::string agentName;         // unescaped
     std::string_view agentHandle;  // "{31298480}"
-    uint64_t queueIndex = 0;
+    uint64_t queueIndex = 0;       // 0 when the line has no queue-index column
+    bool hasQueueIndex = true;     // false in lines older than format 3.2
+    // The GPU index as written ("0"); files of CodeXL 2.0-2.3 hold the queue handle there
+    // ("0x7f..."): the text is kept, and agentIndex is the number only when it is decimal
+    // (docs/format.md#leniencies).
+    std::string_view agentIndexText;
     uint64_t agentIndex = 0;
+    bool hasAgentIndex = true;
     std::string_view packetType;   // "HSA_PACKET_TYPE_KERNEL_DISPATCH"
     std::string_view packetId;
     std::string_view packet;       // "{header,setup,...}" as written, may be empty
@@ -106,6 +115,39 @@ struct MarkerEvent {
     const Marker* marker = nullptr;  // kind, timestamp, name, group, user string, line
     SourceLocation line;
 };
+
+// ---- times ----------------------------------------------------------------------------------
+// docs/format.md#unknown-times: a time of 0 is no time (an enqueue whose device times never
+// arrived, a call without a timestamp line), never the start of the clock. An interval is
+// usable only when both its ends are known and the end does not precede the start; the tools
+// leave the others out of every duration, timeline and export, and say so.
+enum class Times : uint8_t { Known, Unknown, EndBeforeStart };
+
+constexpr Times timesOf(uint64_t start, uint64_t end) {
+    if (start == 0 || end == 0) return Times::Unknown;
+    return end < start ? Times::EndBeforeStart : Times::Known;
+}
+inline Times hostTimes(const OclApiCall& call) { return timesOf(call.start, call.end); }
+inline Times hostTimes(const HsaApiCall& call) { return timesOf(call.start, call.end); }
+// (Of a call with hasCommand.)
+inline Times deviceTimes(const OclCommand& command) { return timesOf(command.start, command.end); }
+// (Of a call with hasTransferTimes.)
+inline Times transferTimes(const HsaApiCall& call) {
+    return timesOf(call.transferStart, call.transferEnd);
+}
+inline Times deviceTimes(const HsaKernelDispatch& dispatch) {
+    return timesOf(dispatch.start, dispatch.end);
+}
+
+// kApiCallsLeftOutKey (atp/format/atp_header.h, docs/format.md#traces-cut-at-the-call-cap):
+// The count of an ApiCallsLeftOut= value; nullopt when it is not a decimal number.
+inline std::optional<uint64_t> apiCallsLeftOut(std::string_view value) {
+    uint64_t count = 0;
+    const char* end = value.data() + value.size();
+    const auto result = std::from_chars(value.data(), end, count);
+    if (value.empty() || result.ec != std::errc() || result.ptr != end) return std::nullopt;
+    return count;
+}
 
 enum class ApiFamily : uint8_t { Ocl, Hsa };
 

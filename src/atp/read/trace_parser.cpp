@@ -424,6 +424,21 @@ public:
         return m_part->takeLines(unread, firstLine, m_context, bytes, lines, error);
     }
 
+    // After the last line: an input without a section line is a trace only when its header
+    // says so (docs/format.md#what-is-a-trace).
+    bool isTrace(uint64_t lines, std::string& error) const {
+        if (!m_inHeader || m_version) return true;
+        error = std::string(m_context.fileName()) + ": not a trace: ";
+        if (lines == 0) {
+            error += "the file is empty";
+        } else if (!m_anyHeader) {  // (any other line would be a header line or an error)
+            error += "the file holds only blank lines";
+        } else {
+            error += "no section line and no TraceFileVersion= header line";
+        }
+        return false;
+    }
+
     bool endSection(uint64_t number, std::string& error) {
         AtpPart* part = m_part;
         m_part = nullptr;
@@ -432,25 +447,58 @@ public:
     }
 
 private:
+    // KEY=VALUE: a key of text (no control bytes), a value without NUL bytes. Before the first
+    // good line, anything else means the input is no trace at all.
     bool headerLine(std::string_view text, uint64_t number, std::string& error) {
         const size_t eq = text.find('=');
-        if (eq == std::string_view::npos || eq == 0) {
-            error = expectedGot(m_context, number, "a header line KEY=VALUE or a section line",
-                                text);
+        const auto control = [](char c) {
+            return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f';
+        };
+        if (eq == std::string_view::npos || eq == 0 ||
+            std::any_of(text.begin(), text.begin() + static_cast<ptrdiff_t>(eq), control) ||
+            text.find('\0', eq) != std::string_view::npos) {
+            constexpr std::string_view kWhat = "a header line KEY=VALUE or a section line";
+            error = m_anyHeader ? expectedGot(m_context, number, kWhat, text)
+                                : atLine(m_context, number,
+                                         "not a trace: expected " + std::string(kWhat) + ", got " +
+                                             detail::excerpt(text));
             return false;
         }
+        m_anyHeader = true;
+        const std::string_view key = text.substr(0, eq);
+        const std::string_view value = text.substr(eq + 1);
+        if (key == "TraceFileVersion") m_version = true;
+        if (key == kApiCallsLeftOutKey) noteCut(value, number);
         const SourceLocation where{m_context.fileName(), number};
-        for (TraceListener* l : m_context.listeners()) {
-            l->onHeader(text.substr(0, eq), text.substr(eq + 1), where);
-        }
+        for (TraceListener* l : m_context.listeners()) l->onHeader(key, value, where);
         return true;
+    }
+
+    // docs/format.md#traces-cut-at-the-call-cap
+    void noteCut(std::string_view value, uint64_t number) const {
+        const std::optional<uint64_t> count = atp::apiCallsLeftOut(value);
+        if (!count) {
+            detail::warn(m_context, number,
+                         std::string(kApiCallsLeftOutKey) + "=" + detail::excerpt(value) +
+                             ": expected a number; ignored");
+        } else if (*count > 0) {
+            detail::warn(m_context, number,
+                         "the trace was cut at the API call cap: " + std::to_string(*count) +
+                             " API calls after the cut are not in it (nor what they enqueued); "
+                             "objects may be released after the cut");
+        }
     }
 
     bool sectionLine(std::string_view text, uint64_t number, int64_t nextOffset,
                      std::string& error) {
         std::string_view name;
         if (!parseSectionLine(text, name)) {
-            error = expectedGot(m_context, number, "a section line '=====<name>====='", text);
+            constexpr std::string_view kWhat = "a section line '=====<name>====='";
+            const bool first = m_inHeader && !m_anyHeader;
+            error = first ? atLine(m_context, number,
+                                   "not a trace: expected " + std::string(kWhat) + ", got " +
+                                       detail::excerpt(text))
+                          : expectedGot(m_context, number, kWhat, text);
             return false;
         }
         if (!endSection(number, error)) return false;
@@ -474,6 +522,8 @@ private:
     std::array<AtpPart*, kSectionKinds>& m_bySection;
     Context& m_context;
     bool m_inHeader = true;
+    bool m_anyHeader = false;  // a header line was read
+    bool m_version = false;    // a TraceFileVersion= line was read
     AtpPart* m_part = nullptr;
     bool m_takeLines;      // TraceParser::setTakeLines()
     bool m_takes = false;  // a part reads the section, and m_takeLines
@@ -505,6 +555,7 @@ bool TraceParser::Impl::run(Source& source, Context& context, std::string& error
     }
     error = source.error();
     if (!error.empty()) return false;
+    if (!pass.isTrace(number, error)) return false;
     if (!pass.endSection(number + 1, error)) return false;
     for (auto& part : parts) {
         if (!part->endFile(context, error)) return false;

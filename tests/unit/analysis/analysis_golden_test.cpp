@@ -37,6 +37,10 @@ const std::vector<Golden>& goldens() {
         {"spec_example", {"perfmarker/spec_example.amdtperfmarker"}},
         {"unbalanced_markers", {"perfmarker/legacy_codexl.clperfmarker"}},
         {"ocl_and_hsa", {"atp/ocl_vecadd.atp", "atp/hsa_reduce.atp"}},
+        // Unknown device times, intervals that end before they start, a trace cut at the cap.
+        {"zero_device_times", {"atp/zero_device_times.atp"}},
+        {"end_before_start", {"atp/end_before_start.atp"}},
+        {"cut_at_cap", {"atp/cut_at_cap.atp"}},
     };
     return list;
 }

@@ -27,17 +27,19 @@ TEST(AnalysisPages, ClApiSummarySortsByCumulativeTime) {
     ASSERT_NE(api, nullptr);
     EXPECT_EQ(api->title, "API Summary Page");
     ASSERT_EQ(api->rows.size(), 2u);
-    EXPECT_EQ(api->rows[0], (std::vector<std::string>{"clFinish", "0.00300", "75.00", "2",
-                                                      "0.00150", "0.00300", "0.00300"}));
+    // The clFinish that ends before it starts is left out, not counted as 0 (notes page).
+    EXPECT_EQ(api->rows[0], (std::vector<std::string>{"clFinish", "0.00300", "75.00", "1",
+                                                      "0.00300", "0.00300", "0.00300"}));
     EXPECT_EQ(api->rows[1], (std::vector<std::string>{"clFlush", "0.00100", "25.00", "2", "0.00050",
                                                       "0.00100", "0.00100"}));
     EXPECT_EQ(findTable(tables, "CLKernelSummary"), nullptr);  // pages only with data
+    ASSERT_NE(findTable(tables, "TraceNotes"), nullptr);
 }
 
 TEST(AnalysisPages, CollapsedGetEventInfoCountsEveryCall) {
     Records r;
     TraceSummary summary;
-    auto call = r.ocl(1, "CL_SUCCESS", "clGetEventInfo", {"0x9"}, 0, 370);
+    auto call = r.ocl(1, "CL_SUCCESS", "clGetEventInfo", {"0x9"}, 1, 371);
     call.consecutiveCalls = 37;
     summary.onOclApiCall(call);
     const auto tables = summary.tables();
@@ -56,7 +58,7 @@ TEST(AnalysisPages, KernelSummaryAndTopKernels) {
     for (uint64_t d : durations) {
         auto call =
             r.ocl(7, "CL_SUCCESS", "clEnqueueNDRangeKernel",
-                  {"0x100", "0x300", "1", "NULL", "[4096]", "[64]", "0", "NULL", "NULL"}, 0, 10);
+                  {"0x100", "0x300", "1", "NULL", "[4096]", "[64]", "0", "NULL", "NULL"}, 1, 11);
         r.command(call, "CL_COMMAND_NDRANGE_KERNEL", 100, 100 + d, 2, "0x100", 1, "0x10");
         r.kernel(call, d == 2000000 ? "other" : "reduce", "{4096}", "{64}");
         summary.onOclApiCall(call);
@@ -130,29 +132,33 @@ TEST(AnalysisPages, DataTransferSummaryAndTopTransfers) {
     Records r;
     TraceSummary summary;
     auto add = [&](const char* type, uint64_t start, uint64_t end, uint64_t bytes) {
-        auto call = r.ocl(3, "CL_SUCCESS", "clEnqueueSomething", {"0x100"}, 0, 1);
+        auto call = r.ocl(3, "CL_SUCCESS", "clEnqueueSomething", {"0x100"}, 1, 2);
         r.command(call, type, start, end);
         r.dataSize(call, bytes);
         summary.onOclApiCall(call);
     };
-    add("CL_COMMAND_WRITE_BUFFER", 0, 1000000, uint64_t{1} << 20);
-    add("CL_COMMAND_WRITE_BUFFER", 0, 1000000, uint64_t{1} << 20);
-    add("CL_COMMAND_READ_IMAGE", 0, 500, 4096);          // too short for an image rate
-    add("CL_COMMAND_READ_BUFFER", 5000, 4000, 4096);     // ends before it starts: skipped
-    add("CL_COMMAND_UNMAP_MEM_OBJECT", 5000, 4000, 64);  // ... except map/unmap
+    add("CL_COMMAND_WRITE_BUFFER", 1, 1000001, uint64_t{1} << 20);
+    add("CL_COMMAND_WRITE_BUFFER", 1, 1000001, uint64_t{1} << 20);
+    add("CL_COMMAND_READ_IMAGE", 1, 501, 4096);          // too short for an image rate
+    add("CL_COMMAND_READ_BUFFER", 5000, 4000, 4096);     // ends before it starts: left out
+    add("CL_COMMAND_UNMAP_MEM_OBJECT", 5000, 4000, 64);  // map and unmap too (noted)
     const auto tables = summary.tables();
     const Table* transfers = findTable(tables, "CLDataTransferSummary");
     ASSERT_NE(transfers, nullptr);
-    ASSERT_EQ(transfers->rows.size(), 3u);
+    ASSERT_EQ(transfers->rows.size(), 2u);
     EXPECT_EQ(transfers->rows[0],
               (std::vector<std::string>{"READ_IMAGE", "0", "0", "1", "0.00050", "4.00 KB", "NA"}));
-    EXPECT_EQ(transfers->rows[1], (std::vector<std::string>{"UNMAP_MEM_OBJECT", "0", "0", "1", "0",
-                                                            "64.00 Byte", "NA"}));
-    EXPECT_EQ(transfers->rows[2], (std::vector<std::string>{"WRITE_BUFFER", "0", "0", "2",
+    EXPECT_EQ(transfers->rows[1], (std::vector<std::string>{"WRITE_BUFFER", "0", "0", "2",
                                                             "2.00000", "2.00 MB", "1000.000"}));
+    const Table* notes = findTable(tables, "TraceNotes");
+    ASSERT_NE(notes, nullptr);
+    ASSERT_EQ(notes->rows.size(), 2u);
+    EXPECT_EQ(notes->rows[1][2],
+              "clEnqueueSomething: the command ends 1000 ns before it starts: "
+              "left out");
     const Table* top = findTable(tables, "CLTopDataTransferSummary");
     ASSERT_NE(top, nullptr);
-    ASSERT_EQ(top->rows.size(), 4u);
+    ASSERT_EQ(top->rows.size(), 3u);
     EXPECT_EQ(top->rows[0], (std::vector<std::string>{"WRITE_BUFFER", "0", "0", "1.00000",
                                                       "1.00 MB", "1000.000", "3", "0"}));
     EXPECT_EQ(cell(*top, 1, "Call Index"), "1");
@@ -161,7 +167,7 @@ TEST(AnalysisPages, DataTransferSummaryAndTopTransfers) {
 TEST(AnalysisPages, HsaApiKernelAndTransferPages) {
     Records r;
     TraceSummary summary;
-    summary.onHsaApiCall(r.hsa(4, "HSA_STATUS_SUCCESS", "hsa_init", {}, 0, 1000));
+    summary.onHsaApiCall(r.hsa(4, "HSA_STATUS_SUCCESS", "hsa_init", {}, 1, 1001));
     auto copy =
         r.hsa(4, "HSA_STATUS_SUCCESS", "hsa_amd_memory_async_copy",
               {"dst=0x7f8c1c000000", "dst_agent={handle=31298480,name=gfx900}",
@@ -175,12 +181,12 @@ TEST(AnalysisPages, HsaApiKernelAndTransferPages) {
     auto untimed = copy;
     untimed.hasTransferTimes = false;
     summary.onHsaApiCall(untimed);  // no transfer times: API page only
-    auto rect = r.hsa(4, "HSA_STATUS_SUCCESS", "hsa_amd_memory_async_copy_rect", {}, 0, 0);
+    auto rect = r.hsa(4, "HSA_STATUS_SUCCESS", "hsa_amd_memory_async_copy_rect", {}, 1, 1);
     rect.hasTransferTimes = true;
     summary.onHsaApiCall(rect);
     summary.onHsaKernelDispatch(r.dispatch("reduce(float*, int)", "gfx900", 100, 2100));
     summary.onHsaKernelDispatch(r.dispatch("reduce(float*, int)", "gfx900", 100, 1100));
-    summary.onHsaKernelDispatch(r.dispatch("fill", "gfx900", 0, 500));
+    summary.onHsaKernelDispatch(r.dispatch("fill", "gfx900", 1, 501));
     const auto tables = summary.tables();
     const Table* api = findTable(tables, "HSAAPISummary");
     ASSERT_NE(api, nullptr);
@@ -211,8 +217,8 @@ TEST(AnalysisPages, HsaApiKernelAndTransferPages) {
 TEST(AnalysisPages, TablesComeInAFixedOrder) {
     Records r;
     TraceSummary summary;
-    summary.onHsaApiCall(r.hsa(1, "HSA_STATUS_ERROR", "hsa_init", {}, 0, 1));
-    summary.onOclApiCall(r.ocl(1, "CL_SUCCESS", "clFlush", {"0x1"}, 0, 1));
+    summary.onHsaApiCall(r.hsa(1, "HSA_STATUS_ERROR", "hsa_init", {}, 1, 2));
+    summary.onOclApiCall(r.ocl(1, "CL_SUCCESS", "clFlush", {"0x1"}, 1, 2));
     r.marker(summary, 1, atp::MarkerKind::Begin, 0, "m");
     r.marker(summary, 1, atp::MarkerKind::End, 5);
     std::vector<std::string> ids;

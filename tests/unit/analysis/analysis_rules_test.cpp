@@ -232,7 +232,7 @@ TEST_F(AnalysisRules, MessagesPerRuleAreCapped) {
     options.maxMessagesPerRule = 2;
     TraceSummary summary(options);
     for (int i = 0; i < 3; ++i) {
-        summary.onOclApiCall(m_records.ocl(1, "CL_SUCCESS", "clUnloadCompiler", {}, 0, 1));
+        summary.onOclApiCall(m_records.ocl(1, "CL_SUCCESS", "clUnloadCompiler", {}, 1, 2));
     }
     const auto tables = summary.tables();
     const Table* page = findTable(tables, "BestPractices");
@@ -246,7 +246,7 @@ TEST_F(AnalysisRules, MessagesPerRuleAreCapped) {
 TEST_F(AnalysisRules, HsaReturnCodesAndReferences) {
     const auto hsa = [&](std::string ret, std::string name, std::vector<std::string> params) {
         m_summary.onHsaApiCall(
-            m_records.hsa(2, std::move(ret), std::move(name), std::move(params), 0, 1));
+            m_records.hsa(2, std::move(ret), std::move(name), std::move(params), 1, 2));
     };
     m_summary.onFileBegin("h.atp");
     hsa("HSA_STATUS_SUCCESS", "hsa_init", {});

@@ -85,7 +85,7 @@ TEST_P(GoldenExport, Csv) {
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenExport,
                          ::testing::Values("ocl_vecadd", "hsa_reduce", "hsa_kernels_only",
-                                           "legacy_codexl", "ocl_stack"));
+                                           "legacy_codexl", "ocl_stack", "zero_device_times"));
 
 TEST(GoldenExportSeveral, TwoTracesOnOneTimeline) {
     ExportScratch scratch;
@@ -111,6 +111,38 @@ TEST(GoldenExportBroken, TruncatedTraceStillGivesAValidTrace) {
     EXPECT_NE(error.find("bad_truncated.atp:"), std::string::npos) << error;
     ASSERT_TRUE(out.finish(error)) << error;
     test::expectValidTrace(test::parseJsonFile(scratch.file("bad.json")));
+}
+
+// What the command does instead after such an error: nothing is written, an existing file stays.
+TEST(GoldenExportBroken, AbandonedAfterTheErrorTheOldFileStays) {
+    ExportScratch scratch;
+    test::writeText(scratch.file("bad.json"), "old");
+    PerfettoExporter out(PerfettoOptions{scratch.file("bad.json"), uint64_t{256} << 20});
+    atp::TraceParser parser;
+    parser.addListener(out);
+    std::string error;
+    EXPECT_FALSE(
+        parser.parseBuffer(slurp(kFixtures + "bad_truncated.atp"), "bad_truncated.atp", error));
+    out.abandon();
+    EXPECT_EQ(slurp(scratch.file("bad.json")), "old");
+    EXPECT_EQ(test::filesIn(scratch.path()), std::vector<std::string>{"bad.json"});
+}
+
+// Zero device times: the Perfetto timeline starts at the trace's first real timestamp.
+TEST(GoldenExportTimes, TheTimelineStartsAtTheFirstRealTimestamp) {
+    ExportScratch scratch;
+    PerfettoExporter out(PerfettoOptions{scratch.file("z.json"), uint64_t{256} << 20});
+    exportTraces(out, {"zero_device_times.atp"});
+    double earliest = 1e300;
+    size_t kernels = 0;
+    const auto trace = test::parseJsonFile(scratch.file("z.json"));
+    for (const auto& event : trace["traceEvents"]) {
+        if (event["ph"] == "M") continue;
+        earliest = std::min(earliest, event["ts"].get<double>());
+        kernels += event["ph"] == "X" && event["cat"] == "kernels";
+    }
+    EXPECT_DOUBLE_EQ(earliest, 5000000.0);  // clCreateContext at 5000000000 ns
+    EXPECT_EQ(kernels, 3u);                 // two OpenCL kernels and one dispatch of three each
 }
 
 }  // namespace

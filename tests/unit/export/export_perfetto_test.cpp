@@ -138,9 +138,10 @@ TEST_F(PerfettoExport, OverlappingHostSlicesAreClampedNotCrossed) {
     const json trace = finish();
     test::expectValidTrace(trace);
     EXPECT_DOUBLE_EQ(sliceNamed(trace, "clB")["ts"].get<double>(), 0.5);
-    EXPECT_DOUBLE_EQ(sliceNamed(trace, "clC")["dur"].get<double>(), 0.0);
+    // No slice for a call that ends before it starts (the reader names its line).
+    EXPECT_TRUE(sliceNamed(trace, "clC").is_null());
     ASSERT_EQ(out.warnings().messages().size(), 1u);
-    EXPECT_NE(out.warnings().messages()[0].find("2 slice(s)"), std::string::npos);
+    EXPECT_NE(out.warnings().messages()[0].find("1 slice(s)"), std::string::npos);
 }
 
 TEST_F(PerfettoExport, UnbalancedMarkersNeverMismatch) {

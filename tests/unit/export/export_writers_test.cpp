@@ -122,8 +122,32 @@ TEST(ExportCsv, TablesOpenOnceAndKeepTheFirstError) {
     std::string error;
     EXPECT_FALSE(tables.close(error));
     EXPECT_NE(error.find("/nonexistent-dir/b.csv"), std::string::npos);
-    EXPECT_EQ(test::slurp(scratch.file("a.csv")), "x\r\n1\r\n2\r\n");
-    EXPECT_FALSE(std::filesystem::exists(scratch.file("other.csv")));
+    // After the error no table goes in place, and no temporary file stays behind.
+    EXPECT_FALSE(tables.commit(error));
+    EXPECT_TRUE(std::filesystem::is_empty(scratch.path()));
+}
+
+TEST(ExportCsv, TablesGoInPlaceOnCommitOnly) {
+    ExportScratch scratch;
+    test::writeText(scratch.file("a.csv"), "old");
+    CsvTables tables(2);
+    tables.open(0, scratch.file("a.csv"), "x").field("1").endRow();
+    tables.open(1, scratch.file("b.csv"), "y").field("2").endRow();
+    std::string error;
+    ASSERT_TRUE(tables.close(error)) << error;
+    EXPECT_EQ(test::slurp(scratch.file("a.csv")), "old");  // closed, not yet in place
+    EXPECT_FALSE(std::filesystem::exists(scratch.file("b.csv")));
+    ASSERT_TRUE(tables.commit(error)) << error;
+    EXPECT_EQ(test::slurp(scratch.file("a.csv")), "x\r\n1\r\n");
+    EXPECT_EQ(test::slurp(scratch.file("b.csv")), "y\r\n2\r\n");
+    EXPECT_EQ(test::filesIn(scratch.path()), (std::vector<std::string>{"a.csv", "b.csv"}));
+
+    CsvTables discarded(1);
+    discarded.open(0, scratch.file("a.csv"), "z").field("3").endRow();
+    ASSERT_TRUE(discarded.close(error));
+    discarded.discard();
+    EXPECT_EQ(test::slurp(scratch.file("a.csv")), "x\r\n1\r\n");
+    EXPECT_EQ(test::filesIn(scratch.path()), (std::vector<std::string>{"a.csv", "b.csv"}));
 }
 
 TEST(ExportCommon, PidFromFileName) {

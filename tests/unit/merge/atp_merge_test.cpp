@@ -301,6 +301,12 @@ TEST(Merge, ProgressIsMonotoneAndEndsComplete) {
     EXPECT_EQ(calls.back().first, calls.back().second);
     EXPECT_EQ(m.result.ocl.droppedLines, 2u);
     EXPECT_THAT(m.result.notes, Contains(HasSubstr("beyond the limit of 2")));
+    // The cut is in the header, for every tool (docs/format.md#traces-cut-at-the-call-cap).
+    ASSERT_NE(m.doc.headerValue("ApiCallsLeftOut"), nullptr);
+    EXPECT_EQ(*m.doc.headerValue("ApiCallsLeftOut"), "2");
+    const Merged whole = merge(dir, kPid, dir.file("whole"));
+    ASSERT_TRUE(whole.ok) << whole.error;
+    EXPECT_EQ(whole.doc.headerValue("ApiCallsLeftOut"), nullptr);
 }
 
 TEST(Merge, NothingToMergeWritesNothing) {

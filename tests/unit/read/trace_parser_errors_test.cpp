@@ -232,7 +232,7 @@ TEST(TraceParserLeniency, ApiSectionWithoutTimestampSection) {
     ASSERT_EQ(o.r.warnings.size(), 1u);
     EXPECT_EQ(o.r.warnings[0],
               "t.atp:2: the ocl API Trace Output section has no ocl Timestamp Output section "
-              "after it: its calls are announced with zero times");
+              "after it: the times of its calls are unknown");
 }
 
 TEST(TraceParserLeniency, TimestampSectionWithoutApiSection) {
@@ -259,8 +259,7 @@ TEST(TraceParserLeniency, KernelNameMissing) {
     EXPECT_EQ(o.r.ocl[0].localSize, "{NULL}");
 }
 
-TEST(TraceParserLeniency, EmptyInputAndBlankLines) {
-    EXPECT_TRUE(parse("").ok);
+TEST(TraceParserLeniency, BlankLinesAnywhere) {
     const Outcome o = parse("\n\nA=1\n\n" + kApi + "\n1\n\n1\n\nCL_SUCCESS = clFinish ( 0x1 )\n\n" +
                             kTs + "1\n1\n\n51 clFinish 1 2\n\n");
     ASSERT_TRUE(o.ok) << o.error;

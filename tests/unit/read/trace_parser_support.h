@@ -26,7 +26,7 @@ struct OwnedHsaCall {
 
 struct OwnedDispatch {
     HsaKernelDispatch d;
-    std::string kernelHandle, agentHandle, packetType, packetId, packet;
+    std::string kernelHandle, agentHandle, packetType, packetId, packet, agentIndexText;
 };
 
 struct OwnedMarker {
@@ -96,8 +96,8 @@ public:
                "/" + std::to_string(c.timestampLine.line) + "\n";
     }
     void onHsaKernelDispatch(const HsaKernelDispatch& d) override {
-        dispatches.push_back(OwnedDispatch{d, s(d.kernelHandle), s(d.agentHandle),
-                                           s(d.packetType), s(d.packetId), s(d.packet)});
+        dispatches.push_back(OwnedDispatch{d, s(d.kernelHandle), s(d.agentHandle), s(d.packetType),
+                                           s(d.packetId), s(d.packet), s(d.agentIndexText)});
         log += "K " + d.kernelName + " " + std::to_string(d.start) + " @" +
                std::to_string(d.line.line) + "\n";
     }

@@ -61,6 +61,7 @@ const std::vector<Golden>& goldens() {
         {"spec_example", {"perfmarker/spec_example.amdtperfmarker"}},
         {"unbalanced_markers", {"perfmarker/legacy_codexl.clperfmarker"}},
         {"two_traces", {"atp/ocl_vecadd.atp", "atp/hsa_reduce.atp"}},
+        {"zero_device_times", {"atp/zero_device_times.atp"}},
     };
     return list;
 }

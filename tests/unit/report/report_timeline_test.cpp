@@ -167,7 +167,8 @@ TEST(ReportTimeline, TheCapKeepsTheLongestItems) {
     // Durations 1..100 in a scrambled order, so pruning cannot rely on arrival order.
     for (uint64_t i = 0; i < 100; ++i) {
         const uint64_t duration = (i * 37) % 100 + 1;
-        sendApi(collector, 1, "call" + std::to_string(duration), i * 1000, i * 1000 + duration);
+        sendApi(collector, 1, "call" + std::to_string(duration), 1 + i * 1000,
+                1 + i * 1000 + duration);
     }
     const Timeline timeline = collector.take();
     EXPECT_EQ(timeline.totalItems, 100u);
@@ -181,7 +182,9 @@ TEST(ReportTimeline, TheCapKeepsTheLongestItems) {
 TEST(ReportTimeline, TheCapKeepsMarkersFirst) {
     TimelineCollector collector(3);
     collector.onFileBegin("a.atp");
-    for (uint64_t i = 0; i < 10; ++i) sendApi(collector, 1, "long", i * 1000, i * 1000 + 900);
+    for (uint64_t i = 0; i < 10; ++i) {
+        sendApi(collector, 1, "long", 1 + i * 1000, 1 + i * 1000 + 900);
+    }
     sendMarker(collector, 1, atp::MarkerKind::Begin, 20000, "short marker");
     sendMarker(collector, 1, atp::MarkerKind::End, 20001);
     const Timeline timeline = collector.take();

@@ -10,8 +10,9 @@ namespace {
 
 constexpr size_t kBaseFields = 4;
 constexpr size_t kCopyFields = 6;           // an async copy with its transfer start and end
-constexpr size_t kDispatchMinFields = 8;    // name .. agent index
+constexpr size_t kDispatchMinFields = 7;    // name .. agent index, without the queue index
 constexpr size_t kDispatchMaxFields = 11;   // .. packet type, packet id, packet
+constexpr size_t kQueueIndexField = 6;      // from format 3.2 on
 constexpr std::string_view kPacketTypePrefix = "HSA_PACKET_TYPE_";
 constexpr std::string_view kKernelDispatch = "HSA_PACKET_TYPE_KERNEL_DISPATCH";
 
@@ -113,10 +114,16 @@ private:
             !number(3, "the end time", m_call.end, context, error)) {
             return false;
         }
+        m_checks.check(context, line, TimeChecks::ApiCall, m_call.start, m_call.end, m_call.name);
         if (n == kBaseFields) return true;
         m_call.hasTransferTimes = true;
-        return number(4, "the transfer start", m_call.transferStart, context, error) &&
-               number(5, "the transfer end", m_call.transferEnd, context, error);
+        if (!number(4, "the transfer start", m_call.transferStart, context, error) ||
+            !number(5, "the transfer end", m_call.transferEnd, context, error)) {
+            return false;
+        }
+        m_checks.check(context, line, TimeChecks::Transfer, m_call.transferStart,
+                       m_call.transferEnd, m_call.name);
+        return true;
     }
 
     // The name is padded to 45 columns with setw, which never truncates: a longer name (e.g.
@@ -134,6 +141,13 @@ private:
         m_fields.insert(2, rest);
     }
 
+    static bool isPacketType(std::string_view field) {
+        return field.substr(0, kPacketTypePrefix.size()) == kPacketTypePrefix;
+    }
+
+    // Format 3.2 put the queue index in field 7; older lines go from the agent handle straight
+    // to the GPU index, and their packet type is field 8 (or there is none: 7 fields). Field 8
+    // tells the two layouts apart: a packet type is never a GPU index (docs/format.md#leniencies).
     bool dispatchLine(std::string_view text, uint64_t line, SectionContext& context,
                       std::string& error) {
         m_text = text.data();
@@ -143,32 +157,45 @@ private:
         if (n < kDispatchMinFields || n > kDispatchMaxFields) {
             error = expectedGot(context, line,
                                 "a dispatch line of 8 to 11 fields (name handle start end agent "
-                                "agent-handle queue agent-index [packet-type id packet]), not " +
+                                "agent-handle queue agent-index [packet-type id packet]; 7 to 10 "
+                                "before format 3.2), not " +
                                     std::to_string(n),
                                 text);
             return false;
         }
+        const bool before32 =
+            n == kDispatchMinFields ||
+            (n < kDispatchMaxFields && isPacketType(m_fields[kDispatchMinFields]));
+        const size_t agentField = before32 ? kQueueIndexField : kQueueIndexField + 1;
         HsaKernelDispatch& d = m_dispatch;
-        d.packetType = n > 8 ? m_fields[8] : std::string_view();
-        if (d.packetType.substr(0, kPacketTypePrefix.size()) == kPacketTypePrefix &&
-            d.packetType != kKernelDispatch) {
+        d.packetType = n > agentField + 1 ? m_fields[agentField + 1] : std::string_view();
+        if (isPacketType(d.packetType) && d.packetType != kKernelDispatch) {
             // barrier and agent packets: not dispatches (docs/format.md#kernel-dispatches)
             return true;
         }
         if (!number(2, "the start time", d.start, context, error) ||
-            !number(3, "the end time", d.end, context, error) ||
-            !number(6, "the queue index", d.queueIndex, context, error) ||
-            !number(7, "the agent index", d.agentIndex, context, error)) {
+            !number(3, "the end time", d.end, context, error)) {
             return false;
         }
+        d.hasQueueIndex = !before32;
+        d.queueIndex = 0;
+        if (!before32 &&
+            !number(kQueueIndexField, "the queue index", d.queueIndex, context, error)) {
+            return false;
+        }
+        // CodeXL 2.0-2.3 wrote the queue handle here; the original reader kept the text.
+        d.agentIndexText = m_fields[agentField];
+        d.hasAgentIndex = scan::parseU64In(d.agentIndexText, m_text, d.agentIndex);
+        if (!d.hasAgentIndex) d.agentIndex = 0;
+        m_checks.check(context, line, TimeChecks::Dispatch, d.start, d.end, "a kernel dispatch");
         d.kernelName.clear();
         appendUnescapedToken(d.kernelName, m_fields[0]);
         d.kernelHandle = m_fields[1];
         d.agentName.clear();
         appendUnescapedToken(d.agentName, m_fields[4]);
         d.agentHandle = m_fields[5];
-        d.packetId = n > 9 ? m_fields[9] : std::string_view();
-        d.packet = n > 10 ? m_fields[10] : std::string_view();
+        d.packetId = n > agentField + 2 ? m_fields[agentField + 2] : std::string_view();
+        d.packet = n > agentField + 3 ? m_fields[agentField + 3] : std::string_view();
         d.line = {context.fileName(), line};
         for (TraceListener* l : context.listeners()) l->onHsaKernelDispatch(d);
         return true;

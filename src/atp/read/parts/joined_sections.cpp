@@ -23,6 +23,7 @@ void JoinedApiPart::beginFile(SectionContext& context) {
     m_extraLines = 0;
     m_apiOffset = -1;
     m_apiLine = 0;
+    m_checks.reset();
 }
 
 bool JoinedApiPart::beginSection(SectionKind kind, SectionContext& context, uint64_t line,
@@ -216,8 +217,8 @@ bool JoinedApiPart::finishBlock(uint64_t lineNumber, SectionContext& context, st
     if (m_api->remaining() == 0) return true;
     if (warnMissing) {
         warn(context, lineNumber,
-         "thread " + std::to_string(tid) + " has " + std::to_string(m_api->remaining()) +
-                 " API calls without a timestamp line: they are announced with zero times");
+             "thread " + std::to_string(tid) + " has " + std::to_string(m_api->remaining()) +
+                 " API calls without a timestamp line: their times are unknown");
     }
     JoinedLine joined;
     joined.tid = tid;
@@ -231,7 +232,7 @@ bool JoinedApiPart::finishBlock(uint64_t lineNumber, SectionContext& context, st
 }
 
 // The API blocks after the last timestamp block (or all of them, for an API section without a
-// Timestamp section): announced with zero times.
+// Timestamp section): announced without times (zero: unknown).
 bool JoinedApiPart::announceRest(uint64_t lineNumber, SectionContext& context,
                                  std::string& error, bool warnMissing) {
     for (;;) {
@@ -248,7 +249,7 @@ bool JoinedApiPart::announceUntimed(SectionContext& context, std::string& error)
     m_apiPending = false;
     warn(context, m_apiLine,
          apiSectionName(m_apiKind) + " has no " + std::string(sectionName(m_timestampKind)) +
-             " section after it: its calls are announced with zero times");
+             " section after it: the times of its calls are unknown");
     if (!openApiCursor(context, error)) return false;
     const bool ok = announceRest(m_apiLine, context, error, false);
     m_api.reset();
@@ -274,6 +275,7 @@ bool JoinedApiPart::endFile(SectionContext& context, std::string& error) {
     const bool ok = !m_apiPending || announceUntimed(context, error);
     m_api.reset();
     m_buffered.clear();
+    if (ok) m_checks.report(context);
     return ok;
 }
 

@@ -10,8 +10,9 @@
 // first pass, and splits the timestamp lines in the same pass that finds their ends.
 // Leniencies (each one a warning, docs/format.md#leniencies):
 //   * more timestamp lines than API lines in a block: the extra ones are skipped;
-//   * fewer timestamp lines or blocks: the calls without one are announced with zero times;
-//   * an API section without a Timestamp section after it: its calls are announced with zero
+//   * fewer timestamp lines or blocks: the calls without one are announced without times (zero,
+//     docs/format.md#unknown-times);
+//   * an API section without a Timestamp section after it: its calls are announced without
 //     times at the end of the file;
 //   * a Timestamp section without an API section before it: skipped.
 // A thread id that differs from the paired block's, or an API name that differs from the
@@ -86,6 +87,8 @@ protected:
     scan::Fields m_fields;
     uint64_t m_line = 0;
     const char* m_text = nullptr;
+    // Unknown times and intervals that end before they start, reported at the end of the file.
+    TimeChecks m_checks;
 
     // Field `index` of m_fields as a decimal number; false with `error` naming `what`.
     [[gnu::always_inline]] bool number(size_t index, const char* what, uint64_t& value,

@@ -90,6 +90,7 @@ private:
             !number(3, "the end time", m_call.end, context, error)) {
             return false;
         }
+        m_checks.check(context, m_line, TimeChecks::ApiCall, m_call.start, m_call.end, m_call.name);
         m_call.hasCommand = m_fields.size() > kBaseFields;
         if (m_call.hasCommand) return readCommand(context, error);
         clearCommand();
@@ -127,6 +128,7 @@ private:
             !number(12, "the context id", c.contextId, context, error)) {
             return false;
         }
+        m_checks.check(context, m_line, TimeChecks::Command, c.start, c.end, m_call.name);
         c.commandType = static_cast<uint32_t>(type);
         c.commandName = m_fields[5];
         c.queueHandle = m_fields[11];
