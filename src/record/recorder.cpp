@@ -301,10 +301,10 @@ public:
             processSealed(*log);
             Chunk* cur = log->current.load(std::memory_order_acquire);
             if (cur != nullptr && cur->seq != log->writer->expectedSeq) {
-                // Its earlier chunks were queued before `cur` was published (rotate), maybe after
-                // the drain above: take them, or finalize would skip a whole chunk of records.
+                // Earlier chunks queued after the drain above (rotate queues, then publishes).
                 while (size_t n = m_s.full.try_dequeue_bulk(batch, 64)) acceptSealed(batch, n);
                 processSealed(*log);
+                cur = log->current.load(std::memory_order_acquire);  // the old one may be reused
             }
             if (cur == nullptr || cur->seq != log->writer->expectedSeq) continue;
             flushSpan(*log, *cur, cur->committed.load(std::memory_order_acquire));

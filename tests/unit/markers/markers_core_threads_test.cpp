@@ -349,6 +349,7 @@ TEST_P(CoreTest, EverySuccessfulCallIsInTheFileWhateverFinalizeRacesWith) {
             std::vector<uint64_t> tids(kThreads);
             std::vector<uint64_t> succeeded(kThreads);  // calls that returned success, in order
             std::atomic<uint64_t> progress{0};
+            std::atomic<bool> finalized{false};
             std::vector<std::thread> threads;
             for (int k = 0; k < kThreads; ++k) {
                 threads.emplace_back([&, k] {
@@ -360,14 +361,20 @@ TEST_P(CoreTest, EverySuccessfulCallIsInTheFileWhateverFinalizeRacesWith) {
                         succeeded[k] = i + 1;
                         progress.fetch_add(1, std::memory_order_relaxed);
                     }
+                    // A thread that is done stays until finalize returns: this test is about
+                    // recording threads, not threads that end before finalize (a slow machine
+                    // can let a thread finish all its calls first).
+                    while (!finalized.load()) std::this_thread::yield();
                 });
             }
             const uint64_t at = kThreads * kPlanned * static_cast<uint64_t>(1 + run % 7) / 100;
             while (progress.load(std::memory_order_relaxed) < at) std::this_thread::yield();
             ::testing::internal::CaptureStderr();
-            ASSERT_EQ(core.finalize(), kSuccess);
+            const int finalizeCode = core.finalize();
+            finalized.store(true);
             for (auto& t : threads) t.join();
             ::testing::internal::GetCapturedStderr();
+            ASSERT_EQ(finalizeCode, kSuccess);
 
             atp::PerfmarkerFile file;
             ASSERT_TRUE(parseFile(outFile(), file));
