@@ -17,38 +17,9 @@ namespace {
 using ::testing::HasSubstr;
 using testing::fixturePath;
 using testing::readFixture;
+using testing::Outcome;
+using testing::parse;
 using testing::Recorder;
-
-struct Outcome {
-    bool ok = false;
-    std::string error;
-    Recorder r;
-};
-
-Outcome parse(const std::string& text) {
-    Outcome o;
-    TraceParser parser;
-    parser.addListener(o.r);
-    o.ok = parser.parseBuffer(text, "t.atp", o.error);
-    // The same text as a stream (the API section is then kept in memory) ends the same way.
-    Recorder streamed;
-    TraceParser again;
-    again.addListener(streamed);
-    std::istringstream in(text);
-    std::string error;
-    EXPECT_EQ(again.parseStream(in, "t.atp", error), o.ok);
-    EXPECT_EQ(error, o.error);
-    EXPECT_EQ(streamed.log, o.r.log);
-    // And so does the reader with its second thread on every API section (read_ahead.h).
-    Recorder ahead;
-    TraceParser threaded;
-    threaded.setReadAhead(0);
-    threaded.addListener(ahead);
-    EXPECT_EQ(threaded.parseBuffer(text, "t.atp", error), o.ok);
-    EXPECT_EQ(error, o.error);
-    EXPECT_EQ(ahead.log, o.r.log);
-    return o;
-}
 
 std::string parseError(const std::string& text) {
     const Outcome o = parse(text);

@@ -23,37 +23,9 @@ using ::testing::ElementsAre;
 using testing::fixturePath;
 using ::testing::IsEmpty;
 using testing::OwnedDispatch;
+using testing::Outcome;
+using testing::parse;
 using testing::Recorder;
-
-struct Outcome {
-    bool ok = false;
-    std::string error;
-    Recorder r;
-};
-
-// As a buffer, as a stream and with the reading thread: the three must agree.
-Outcome parse(const std::string& text) {
-    Outcome o;
-    TraceParser parser;
-    parser.addListener(o.r);
-    o.ok = parser.parseBuffer(text, "t.atp", o.error);
-    Recorder streamed;
-    TraceParser again;
-    again.addListener(streamed);
-    std::istringstream in(text);
-    std::string error;
-    EXPECT_EQ(again.parseStream(in, "t.atp", error), o.ok);
-    EXPECT_EQ(error, o.error);
-    EXPECT_EQ(streamed.log, o.r.log);
-    Recorder ahead;
-    TraceParser threaded;
-    threaded.setReadAhead(0);
-    threaded.addListener(ahead);
-    EXPECT_EQ(threaded.parseBuffer(text, "t.atp", error), o.ok);
-    EXPECT_EQ(error, o.error);
-    EXPECT_EQ(ahead.log, o.r.log);
-    return o;
-}
 
 std::string parseError(const std::string& text) {
     const Outcome o = parse(text);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "atp/read/trace_parser.h"
 
 namespace perfmarker::atp::testing {
@@ -134,6 +136,39 @@ inline std::string readFixture(const std::string& name) {
     std::ostringstream out;
     out << in.rdbuf();
     return out.str();
+}
+
+// What one parse gave: the result, the error and every record.
+struct Outcome {
+    bool ok = false;
+    std::string error;
+    Recorder r;
+};
+
+// Parses `text` as a buffer, and checks that the same text as a stream (the API section is
+// then kept in memory) and with the reader's second thread on every API section (read_ahead.h)
+// end the same way with the same records.
+inline Outcome parse(const std::string& text) {
+    Outcome o;
+    TraceParser parser;
+    parser.addListener(o.r);
+    o.ok = parser.parseBuffer(text, "t.atp", o.error);
+    Recorder streamed;
+    TraceParser again;
+    again.addListener(streamed);
+    std::istringstream in(text);
+    std::string error;
+    EXPECT_EQ(again.parseStream(in, "t.atp", error), o.ok);
+    EXPECT_EQ(error, o.error);
+    EXPECT_EQ(streamed.log, o.r.log);
+    Recorder ahead;
+    TraceParser threaded;
+    threaded.setReadAhead(0);
+    threaded.addListener(ahead);
+    EXPECT_EQ(threaded.parseBuffer(text, "t.atp", error), o.ok);
+    EXPECT_EQ(error, o.error);
+    EXPECT_EQ(ahead.log, o.r.log);
+    return o;
 }
 
 }  // namespace perfmarker::atp::testing
