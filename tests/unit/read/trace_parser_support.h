@@ -2,12 +2,12 @@
 // of src/atp/read/trace_parser.h.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "atp/read/trace_parser.h"
 
@@ -53,8 +53,8 @@ public:
     std::vector<OwnedStack> stacks;
     std::vector<std::string> unknown;  // "section|text|line"
     std::vector<std::string> warnings;
-    std::vector<std::string> files;    // "begin <name>" / "end <name>"
-    std::string log;                   // every record as one text line, for comparisons
+    std::vector<std::string> files;  // "begin <name>" / "end <name>"
+    std::string log;                 // every record as one text line, for comparisons
 
     void onFileBegin(std::string_view file) override { files.push_back("begin " + s(file)); }
     void onFileEnd(std::string_view file) override { files.push_back("end " + s(file)); }
@@ -67,10 +67,18 @@ public:
         log += "S " + s(name) + " @" + std::to_string(where.line) + "\n";
     }
     void onOclApiCall(const OclApiCall& c) override {
-        OwnedOclCall o{c, s(c.name), s(c.returnValue), s(c.comment), s(c.command.commandName),
-                       s(c.command.queueHandle), s(c.command.contextHandle),
-                       s(c.command.deviceName), s(c.command.kernelHandle),
-                       s(c.command.globalSize), s(c.command.localSize), {}};
+        OwnedOclCall o{c,
+                       s(c.name),
+                       s(c.returnValue),
+                       s(c.comment),
+                       s(c.command.commandName),
+                       s(c.command.queueHandle),
+                       s(c.command.contextHandle),
+                       s(c.command.deviceName),
+                       s(c.command.kernelHandle),
+                       s(c.command.globalSize),
+                       s(c.command.localSize),
+                       {}};
         for (auto p : c.params) o.params.push_back(s(p));
         ocl.push_back(o);
         std::ostringstream out;
@@ -82,9 +90,9 @@ public:
             out << ' ' << k.commandType << ' ' << k.commandName << ' ' << k.queued << ' '
                 << k.submit << ' ' << k.start << ' ' << k.end << ' ' << k.queueId << ' '
                 << k.queueHandle << ' ' << k.contextId << ' ' << k.contextHandle << ' '
-                << k.deviceName << ' ' << k.isKernel << ' ' << k.kernelHandle << ' '
-                << k.kernelName << ' ' << k.globalSize << ' ' << k.localSize << ' '
-                << k.hasDataSize << ' ' << k.dataSize;
+                << k.deviceName << ' ' << k.isKernel << ' ' << k.kernelHandle << ' ' << k.kernelName
+                << ' ' << k.globalSize << ' ' << k.localSize << ' ' << k.hasDataSize << ' '
+                << k.dataSize;
         }
         out << " @" << c.apiLine.line << '/' << c.timestampLine.line << '\n';
         log += out.str();
@@ -94,8 +102,8 @@ public:
         for (auto p : c.params) o.params.push_back(s(p));
         hsa.push_back(o);
         log += "A " + std::to_string(c.tid) + " " + s(c.name) + " " + std::to_string(c.start) +
-               " " + std::to_string(c.transferEnd) + " @" + std::to_string(c.apiLine.line) +
-               "/" + std::to_string(c.timestampLine.line) + "\n";
+               " " + std::to_string(c.transferEnd) + " @" + std::to_string(c.apiLine.line) + "/" +
+               std::to_string(c.timestampLine.line) + "\n";
     }
     void onHsaKernelDispatch(const HsaKernelDispatch& d) override {
         dispatches.push_back(OwnedDispatch{d, s(d.kernelHandle), s(d.agentHandle), s(d.packetType),
