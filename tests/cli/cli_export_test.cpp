@@ -198,7 +198,7 @@ TEST_F(ExportCli, VtuneNamesFilesAfterTheTracedHost) {
 
 // ---- outputs are replaced only by a finished export (docs/export.md#how-outputs-are-written) --
 
-// The temporary files ("<output>.tmp.XXXXXX") an export left behind in `dir`.
+// The temporary files ("<output>.tmp.<random>") an export left behind in `dir`.
 std::vector<std::string> temporaries(const std::string& dir) {
     std::vector<std::string> out;
     for (const auto& entry : fs::directory_iterator(dir)) {

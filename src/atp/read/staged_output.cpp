@@ -11,6 +11,8 @@
 #include <cstring>
 #include <utility>
 
+#include "atp/format/safe_files.h"
+
 namespace perfmarker::atp {
 namespace {
 
@@ -61,8 +63,8 @@ bool StagedOutput::create(const std::string& target) {
             m_renameTo = resolved;  // replace the file the link names, keep the link
         }
     }
-    std::string temporary = m_renameTo + ".tmp.XXXXXX";
-    const int fd = ::mkstemp(temporary.data());  // O_CREAT | O_EXCL, in the target's directory
+    std::string temporary;  // "<target>.tmp.<random>", created new (atp/format/safe_files.h)
+    const int fd = createTempNextTo(m_renameTo, 0600, temporary);
     if (fd < 0) return false;
     const bool ok = ::fchmod(fd, mode) == 0;
     const int saved = errno;

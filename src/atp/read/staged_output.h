@@ -1,9 +1,9 @@
 // How the tools write their output files (docs/export.md#how-outputs-are-written): each output
-// is written under a temporary name in the directory of its target, "<target>.tmp.XXXXXX"
-// (created with O_EXCL), and renamed over the target only once the whole output is written
-// (commit()). An output that fails, or is abandoned, removes its temporary file and leaves the
-// target exactly as it was. A target that exists and is no regular file (a device such as
-// /dev/stdout or /dev/full, a pipe) cannot be replaced: it is written directly.
+// is written under a temporary name in the directory of its target, "<target>.tmp.<random>"
+// (created new, as atp/format/safe_files.h says), and renamed over the target only once the
+// whole output is written (commit()). An output that fails, or is abandoned, removes its temporary
+// file and leaves the target exactly as it was. A target that exists and is no regular file (a
+// device such as /dev/stdout or /dev/full, a pipe) cannot be replaced: it is written directly.
 #pragma once
 
 #include <string>
