@@ -97,7 +97,7 @@ if(TARGET perfmarker)
   install(TARGETS perfmarker RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT runtime)
   list(APPEND PERFMARKER_INSTALLED_TARGETS perfmarker)
 endif()
-foreach(_perfmarker_agent CLTraceAgent HSATraceAgent)
+foreach(_perfmarker_agent CLTraceAgent HSATraceAgent CLProfileAgent)
   if(TARGET ${_perfmarker_agent})
     install(TARGETS ${_perfmarker_agent}
       LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}/perfmarker" COMPONENT runtime NAMELINK_SKIP)

@@ -13,6 +13,8 @@ packages=(
     libconcurrentqueue-dev
     ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
     libhsa-runtime-dev
+    libdw-dev        # elfutils: call sites symbolized after the run (src/atp/symbols)
+    libpfm4-dev      # perf event names for the profile mode's counters (src/profile/counters)
     libcli11-dev libfmt-dev nlohmann-json3-dev
     python3-pyopencl
     clang libclang-rt-14-dev

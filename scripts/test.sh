@@ -40,6 +40,11 @@ configure_and_build() {
     cmake --build "$build_dir" --parallel "$jobs"
 }
 
+# The sanitizer builds compile at -O1 with line tables only (-g1): their reports keep file and
+# line, and the two builds take much less of the CI's time than at -O2 -g.
+sanitizer_flags=(-DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
+
 # run_ctest <build dir> [command prefix...]
 run_ctest() {
     local build_dir=$1
@@ -77,7 +82,7 @@ for sanitizer in $sanitizers; do
         address)
             header "Build build-asan (AddressSanitizer + UndefinedBehaviorSanitizer)"
             configure_and_build build-asan \
-                -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+                -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitizer_flags[@]}" \
                 -DPERFMARKER_SANITIZE=address \
                 -DPERFMARKER_BUILD_TESTS=ON \
                 -DPERFMARKER_BUILD_SAMPLES=ON \
@@ -90,7 +95,7 @@ for sanitizer in $sanitizers; do
         thread)
             header "Build build-tsan (ThreadSanitizer)"
             configure_and_build build-tsan \
-                -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+                -DCMAKE_BUILD_TYPE=RelWithDebInfo "${sanitizer_flags[@]}" \
                 -DPERFMARKER_SANITIZE=thread \
                 -DPERFMARKER_BUILD_TESTS=ON \
                 -DPERFMARKER_TEST_SCOPE="${PERFMARKER_TSAN_SCOPE:-threads}" \

@@ -2,14 +2,18 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
 #include "agent_exports.h"
 #include "api/api_filter.h"
+#include "atp/format/module_lines.h"
+#include "atp/format/safe_files.h"
 #include "atp/merge/agent_registry.h"
 #include "atp/merge/session_merge.h"
 #include "record/session_files.h"
@@ -18,6 +22,7 @@ namespace perfmarker::hooks {
 
 record::Recorder* g_recorder = nullptr;
 std::atomic<bool> g_paused{false};
+bool g_recordCallSites = false;
 
 namespace {
 
@@ -69,6 +74,42 @@ record::RecorderOptions recorderOptions(const record::SessionConfig& c, const st
 
 void exitHandler() { flushAgent(); }
 
+// PERFMARKER_SYM=1: the modules file `<pid>.modules` next to the fragments (docs/call-sites.md#
+// the-modules-file), with the modules loaded at the start and, appended at the exit flush,
+// those loaded then (dlopen'ed ones included). Kept open in between.
+int g_modulesFd = -1;
+
+void appendModules(bool header) {
+    if (g_modulesFd < 0) return;
+    std::string text;
+    if (header) atp::appendModulesFileHeader(text);
+    atp::appendLoadedModules(text);
+    const char* data = text.data();
+    size_t left = text.size();
+    while (left > 0) {
+        const ssize_t n = ::write(g_modulesFd, data, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            report(std::string("cannot write the modules file: ") + std::strerror(errno) +
+                   "; call sites will lack names");
+            return;
+        }
+        data += n;
+        left -= static_cast<size_t>(n);
+    }
+}
+
+void startModulesFile(const std::string& dir, long pid) {
+    const std::string path = dir + "/" + std::to_string(pid) + std::string(atp::kModulesSuffix);
+    g_modulesFd = atp::createNewFile(path, 0600);
+    if (g_modulesFd < 0) {
+        report("cannot create " + path + ": " + std::strerror(errno) +
+               "; call sites will lack names");
+        return;
+    }
+    appendModules(true);
+}
+
 void startOnce() {
     const record::SessionResult session = record::readSession();
     if (session.status == record::SessionStatus::Absent) return;
@@ -88,6 +129,8 @@ void startOnce() {
     g_initPid = pid;
     g_processStart = atp::ProcessStart::now();
     startControls(g_config);
+    g_recordCallSites = g_config.sym;
+    if (g_config.sym) startModulesFile(dir, pid);
     g_recorder = new record::Recorder(recorderOptions(g_config, dir));  // lives until exit
     std::string liveError;
     if (!atp::registerLiveAgent(dir, g_initPid, g_agent.fragmentTag, liveError)) {
@@ -123,6 +166,7 @@ void flushAgent() {
     if (g_recorder == nullptr) return;
     std::call_once(g_flushOnce, [] {
         if (g_agent.beforeFlush != nullptr) g_agent.beforeFlush();
+        appendModules(false);
         std::string error;
         if (!g_recorder->stop(error)) report(error);
         // Cached mode (or a failed interval write) kept records in memory: the merge reads

@@ -28,6 +28,10 @@ extern std::atomic<bool> g_paused;
 
 inline bool isPaused() { return g_paused.load(std::memory_order_relaxed); }
 
+// PERFMARKER_SYM=1: the wrappers record each call's call site (docs/call-sites.md). Written by
+// startAgent before the agent routes any call to its wrappers, then only read.
+extern bool g_recordCallSites;
+
 // The agent, as the shared life cycle needs to know it.
 struct AgentIdentity {
     const char* name = "";         // in messages: "perfmarker: <name>: ..."

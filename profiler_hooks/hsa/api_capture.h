@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "agent_state.h"
+#include "call_site.h"
 #include "capture_plan.h"
 #include "hsa_runtime.h"
 #include "record/api_record.h"
@@ -28,6 +29,7 @@ struct CallInfo {
     uint64_t startTicks = 0;
     uint64_t enqueueId = 0;  // async copies: matched with their transfer times at merge
     bool succeeded = true;   // outputs are only read after a successful call
+    hooks::CallSite site;    // recorded when its return address is set (PERFMARKER_SYM=1)
 };
 
 namespace capture {
@@ -121,6 +123,8 @@ void writeRecord(const CallInfo& info, uint64_t result, const uint64_t* args, un
         measure<First + I>(args, info.succeeded, pieces[I])...};
     size_t bytes = sizeof(record::ApiCallHead) + size_t{count} * 8;
     for (size_t i = 0; i < sizeof...(I); ++i) bytes += sizes[i];
+    constexpr size_t kSiteBytes = sizeof(record::CapturedHead) + record::kCallSiteBytes;
+    if (info.site.returnAddress != 0) bytes += kSiteBytes;
     unsigned char* p =
         g_recorder->reserve(log, record::RecordKind::ApiCall, info.startTicks, bytes);
     if (p == nullptr) return;
@@ -134,6 +138,15 @@ void writeRecord(const CallInfo& info, uint64_t result, const uint64_t* args, un
     std::memcpy(p + sizeof head, args, size_t{count} * 8);
     unsigned char* out = p + sizeof head + size_t{count} * 8;
     ((out = emit<First + I>(out, sizes[I], pieces[I])), ...);
+    if (info.site.returnAddress != 0) {
+        const record::CapturedHead site{record::kCallSiteArg,
+                                        static_cast<uint16_t>(record::CaptureEncoding::Bytes),
+                                        record::kCallSiteBytes};
+        std::memcpy(out, &site, sizeof site);
+        std::memcpy(out + sizeof site, &info.site.returnAddress, 8);
+        std::memcpy(out + sizeof site + 8, &info.site.callerReturnAddress, 8);
+        out += kSiteBytes;
+    }
     (void)out;
     g_recorder->commitReserved(log, bytes);
 }

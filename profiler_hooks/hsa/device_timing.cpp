@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent_state.h"
+#include "profile_mode.h"
 #include "record/api_record.h"
 #include "traced_call.h"
 
@@ -140,6 +141,11 @@ void instrument(const QueueInfo* q, hsa_kernel_dispatch_packet_t& packet, uint64
 // hardware queue and may only be called from here.
 void onPackets(const void* packets, uint64_t count, uint64_t firstIndex, void* data,
                hsa_amd_queue_intercept_packet_writer writer) {
+    if (profileModeOn()) {  // rows only, the packets unchanged (docs/profile.md#hsa)
+        profileDispatches(static_cast<const QueueInfo*>(data)->agent, packets, count);
+        writer(packets, count);
+        return;
+    }
     if (!isRecording()) {  // paused: no packet records (docs/session.md)
         writer(packets, count);
         return;
@@ -206,8 +212,8 @@ hsa_status_t createQueue(unsigned slot, int apiTypeId, decltype(&hsa_queue_creat
                          void (*callback)(hsa_status_t, hsa_queue_t*, void*), void* data,
                          uint32_t privateSegmentSize, uint32_t groupSegmentSize,
                          hsa_queue_t** queue) {
-    const bool intercept = g_active.load(std::memory_order_relaxed) && queue != nullptr &&
-                           haveQueueInterception();
+    const bool intercept = (g_active.load(std::memory_order_relaxed) || profileModeOn()) &&
+                           queue != nullptr && haveQueueInterception();
     const auto create = intercept ? PM_HSA_CALL(hsa_amd_queue_intercept_create) : next;
     CallInfo info;
     info.slot = slot;
@@ -277,7 +283,7 @@ hsa_status_t asyncCopy(unsigned slot, int apiTypeId, decltype(&hsa_amd_memory_as
 
 void noteSymbol(hsa_executable_symbol_t symbol) {
     const auto getInfo = PM_HSA_CALL(hsa_executable_symbol_get_info);
-    if (g_recorder == nullptr || getInfo == nullptr) return;
+    if ((g_recorder == nullptr && !profileModeOn()) || getInfo == nullptr) return;
     hsa_symbol_kind_t kind{};
     uint64_t kernelObject = 0;
     if (getInfo(symbol, HSA_EXECUTABLE_SYMBOL_INFO_TYPE, &kind) != HSA_STATUS_SUCCESS ||
@@ -295,6 +301,10 @@ void noteSymbol(hsa_executable_symbol_t symbol) {
         length < 4096) {
         name.assign(length, '\0');
         if (getInfo(symbol, HSA_EXECUTABLE_SYMBOL_INFO_NAME, name.data()) != HSA_STATUS_SUCCESS) name.clear();
+    }
+    if (profileModeOn()) {
+        noteProfileKernelName(kernelObject, name);
+        return;
     }
     recordObject(record::HsaObjectType::Kernel, 0, kernelObject, symbol.handle, 0, name);
 }

@@ -8,6 +8,7 @@
 #include "agent_state.h"
 #include "api/hsa_api.h"
 #include "device_timing.h"
+#include "profile_mode.h"
 #include "wrappers.h"
 
 namespace perfmarker::hsatrace {
@@ -44,6 +45,7 @@ bool onLoad(void* table, uint64_t failedToolCount, const char* const* failedTool
         std::fprintf(stderr, "%s: %s; not tracing\n", kPrefix, check.message.c_str());
         return false;
     }
+    if (profileRequested()) return startProfileMode(hsaTable, check);  // no trace then
     if (!startSession()) return true;  // no session: stay loaded, change nothing
     reportFailedTools(failedToolCount, failedToolNames);
     if (!check.message.empty()) std::fprintf(stderr, "%s: %s\n", kPrefix, check.message.c_str());
@@ -61,6 +63,7 @@ bool onLoad(void* table, uint64_t failedToolCount, const char* const* failedTool
 }
 
 void onUnload() {
+    stopProfileMode();
     if (!g_active.load(std::memory_order_relaxed)) return;
     recordBareCall(kSlot_hsa_shut_down, atp::hsaApiBySlot(kSlot_hsa_shut_down)->apiTypeId);
     waitForDeviceWork();

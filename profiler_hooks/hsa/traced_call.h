@@ -44,6 +44,7 @@ R recordedCall(CallInfo& info, R (*next)(A...), A... a) {
                           sizeof...(A),
                   "the capture plan does not match the prototype");
     const uint64_t raw[sizeof...(A) + 1] = {toRaw(a)...};
+    info.site = hooks::takeCallSite();
     info.startTicks = g_recorder->now();
     if constexpr (std::is_void_v<R>) {
         next(a...);

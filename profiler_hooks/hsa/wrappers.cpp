@@ -37,6 +37,11 @@ template <unsigned Slot, int Id, typename R, typename... A>
 struct Traced<Slot, Id, R (*)(A...)> {
     static R call(A... a) {
         const auto next = original<R (*)(A...)>(Slot);
+        // The call site (docs/call-sites.md#which-frame), for the record written below.
+        if (PERFMARKER_UNLIKELY(hooks::g_recordCallSites) && isRecording()) {
+            hooks::t_callSite =
+                hooks::callSiteOf(__builtin_return_address(0), __builtin_frame_address(0));
+        }
         if constexpr (Slot == kSlot_hsa_init || Slot == kSlot_hsa_shut_down) {
             return next(a...);  // OnLoad / OnUnload write these (docs/hsa-trace.md)
         } else if constexpr (Slot == kSlot_hsa_queue_create) {
@@ -112,9 +117,10 @@ TableCheck checkTable(const HsaApiTable* table) {
     }
     c.usable = true;
     c.coreSlots = slotsIn(table->core_->version.minor_id, kCoreSlotCount);
-    const bool hasAmd = table->version.minor_id >= offsetof(HsaApiTable, amd_ext_) + sizeof(void*) &&
-                        table->amd_ext_ != nullptr &&
-                        table->amd_ext_->version.major_id == HSA_AMD_EXT_API_TABLE_MAJOR_VERSION;
+    const bool hasAmd =
+        table->version.minor_id >= offsetof(HsaApiTable, amd_ext_) + sizeof(void*) &&
+        table->amd_ext_ != nullptr &&
+        table->amd_ext_->version.major_id == HSA_AMD_EXT_API_TABLE_MAJOR_VERSION;
     c.amdExtSlots = hasAmd ? slotsIn(table->amd_ext_->version.minor_id, kAmdExtSlotCount) : 0;
     if (c.coreSlots < kCoreSlotCount) {
         c.message += "the runtime's core table has " + std::to_string(c.coreSlots) + " of " +

@@ -17,6 +17,7 @@
 
 #include "agent_state.h"
 #include "api/ocl_api.h"
+#include "call_site.h"
 #include "capture_plan.h"
 #include "record/api_record.h"
 #include "record/recorder.h"
@@ -29,6 +30,7 @@ struct CallInfo {
     uint64_t enqueueId = 0;
     bool succeeded = false;  // output arrays and query results are captured only on success
     bool recording = false;  // false: passed through without a record (paused, filtered)
+    hooks::CallSite site;    // recorded when its return address is set (PERFMARKER_SYM=1)
 };
 
 // An argument as the record stores it: pointers by address, integers zero-extended.
@@ -259,10 +261,12 @@ void writeRecord(const CallInfo& call, uint64_t ret, const uint64_t* args,
     record::Recorder* const recorder = g_recorder;
     record::ThreadLog* const log = recorder->threadLog();
     if (PERFMARKER_UNLIKELY(log == nullptr)) return;
-    [[maybe_unused]] Piece pieces[sizeof...(I) + 1];
+    [[maybe_unused]] Piece pieces[sizeof...(I) + 1]{};
     [[maybe_unused]] const size_t sizes[sizeof...(I) + 1] = {measure<First + I>(args, call.succeeded, pieces[I])...};
     size_t size = sizeof(record::ApiCallHead) + N * 8;
     for (size_t i = 0; i < sizeof...(I); ++i) size += sizes[i];
+    constexpr size_t kSiteBytes = sizeof(record::CapturedHead) + record::kCallSiteBytes;
+    if (call.site.returnAddress != 0) size += kSiteBytes;
     // In place into the thread's chunk: the payload is a whole number of 8-byte words (values
     // are padded), so the record needs no padding of its own.
     unsigned char* out = recorder->reserve(log, record::RecordKind::ApiCall, call.startTicks, size);
@@ -280,6 +284,18 @@ void writeRecord(const CallInfo& call, uint64_t ret, const uint64_t* args,
     if constexpr (N > 0) std::memcpy(out + sizeof(record::ApiCallHead), args, N * 8);
     unsigned char* p = out + sizeof(record::ApiCallHead) + N * 8;
     ((p = emit<First + I>(p, sizes[I], pieces[I])), ...);
+    if (call.site.returnAddress != 0) {
+        constexpr uint32_t kArgAndEncoding =
+            __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                ? uint32_t{record::kCallSiteArg} |
+                      (uint32_t{static_cast<uint16_t>(CaptureEncoding::Bytes)} << 16)
+                : (uint32_t{record::kCallSiteArg} << 16) |
+                      static_cast<uint16_t>(CaptureEncoding::Bytes);
+        storeWord(p, pairWord(kArgAndEncoding, record::kCallSiteBytes));
+        storeWord(p + 8, call.site.returnAddress);
+        storeWord(p + 16, call.site.callerReturnAddress);
+        p += kSiteBytes;
+    }
     (void)p;
     recorder->commitReserved(log, size);
 }

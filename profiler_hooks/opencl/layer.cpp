@@ -10,28 +10,13 @@
 #include "agent_state.h"
 #include "api_capture.h"
 #include "cl_api.h"
+#include "cl_layer_info.h"
 #include "dispatch_wrappers.h"
-
-#ifndef CL_LAYER_NAME  // cl_layer.h before 2021 lacks it
-#define CL_LAYER_NAME 0x4241
-#endif
 
 namespace perfmarker::cltrace {
 namespace {
 
 constexpr char kLayerName[] = "perfmarker OpenCL trace layer";
-
-// The clGet*Info convention: CL_INVALID_VALUE when the caller's buffer is too small; a null
-// param_value or param_value_size_ret is simply not written.
-cl_int returnInfo(const void* value, size_t size, size_t paramValueSize, void* paramValue,
-                  size_t* paramValueSizeRet) {
-    if (paramValue != nullptr) {
-        if (paramValueSize < size) return CL_INVALID_VALUE;
-        std::memcpy(paramValue, value, size);
-    }
-    if (paramValueSizeRet != nullptr) *paramValueSizeRet = size;
-    return CL_SUCCESS;
-}
 
 // PERFMARKER_LAYER_SELFTEST=1: one line on stderr when the loader initializes the layer, so
 // tests (and users) can tell the layer was really loaded and not silently skipped.
@@ -53,30 +38,21 @@ using namespace perfmarker::cltrace;
 extern "C" {
 
 PERFMARKER_AGENT_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
-                                                            size_t param_value_size,
-                                                            void* param_value,
-                                                            size_t* param_value_size_ret) {
-    switch (param_name) {
-        case CL_LAYER_API_VERSION: {
-            const cl_layer_api_version version = CL_LAYER_API_VERSION_100;
-            return returnInfo(&version, sizeof version, param_value_size, param_value,
-                              param_value_size_ret);
-        }
-        case CL_LAYER_NAME:
-            return returnInfo(kLayerName, sizeof kLayerName, param_value_size, param_value,
-                              param_value_size_ret);
-        default:
-            return CL_INVALID_VALUE;
-    }
+                                                          size_t param_value_size,
+                                                          void* param_value,
+                                                          size_t* param_value_size_ret) {
+    return perfmarker::hooks::layerInfo(kLayerName, param_name, param_value_size, param_value,
+                                        param_value_size_ret);
 }
 
 // Table negotiation: the loader offers `num_entries` slots of its table; we read no more than
 // that and answer with the size of ours. The loader takes min(ours, its own) slots from our
 // table, treats null slots as "use the next layer's", and the slots beyond ours from the next
 // layer directly.
-PERFMARKER_AGENT_EXPORT cl_int CL_API_CALL
-clInitLayer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch, cl_uint* num_entries_ret,
-            const cl_icd_dispatch** layer_dispatch_ret) {
+PERFMARKER_AGENT_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
+                                                       const cl_icd_dispatch* target_dispatch,
+                                                       cl_uint* num_entries_ret,
+                                                       const cl_icd_dispatch** layer_dispatch_ret) {
     if (target_dispatch == nullptr || num_entries == 0 || num_entries_ret == nullptr ||
         layer_dispatch_ret == nullptr) {
         return CL_INVALID_VALUE;

@@ -133,11 +133,12 @@ __attribute__((noinline)) Ret untracedCall(Ret (*next)(A...), A... a) {
 // A recorded call. The start ticks are read after the arguments are saved and the end ticks
 // right after the next layer returns (callNext); the record is written after both.
 template <unsigned Slot, int FuncTypeId, bool IsEnqueue, typename Ret, typename... A>
-__attribute__((noinline)) Ret tracedCall(Ret (*next)(A...), A... a) {
+__attribute__((noinline)) Ret tracedCall(hooks::CallSite site, Ret (*next)(A...), A... a) {
     static_assert(capturesOnlyPointers<Slot, A...>(),
                   "the capture plan does not match the prototype");
     CallInfo info;
     info.recording = true;
+    info.site = site;
     // The application's arguments, before a special case rewrites any of them.
     const uint64_t raw[sizeof...(A) + 1] = {toRaw(a)...};
     info.startTicks = g_recorder->now();
@@ -160,7 +161,9 @@ struct Api {
     template <typename Ret, typename... A>
     struct Bound {
         Ret (*next)(A...);
-        Ret operator()(A... a) const {
+        // Inlined into the generated wrapper, so that the return address and the frame are
+        // the wrapper's (docs/call-sites.md#which-frame).
+        __attribute__((always_inline)) Ret operator()(A... a) const {
             if (PERFMARKER_LIKELY(g_recorder == nullptr)) return next(a...);
             if (PERFMARKER_UNLIKELY(isPaused() || !isSlotRecorded(Slot))) {
                 if constexpr (hasSpecialCase(Slot)) {
@@ -169,7 +172,11 @@ struct Api {
                     return next(a...);
                 }
             }
-            return tracedCall<Slot, FuncTypeId, IsEnqueue != 0>(next, a...);
+            const hooks::CallSite site =
+                PERFMARKER_UNLIKELY(hooks::g_recordCallSites)
+                    ? hooks::callSiteOf(__builtin_return_address(0), __builtin_frame_address(0))
+                    : hooks::CallSite{};
+            return tracedCall<Slot, FuncTypeId, IsEnqueue != 0>(site, next, a...);
         }
     };
     template <typename Ret, typename... A>

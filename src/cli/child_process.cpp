@@ -10,6 +10,8 @@
 #include <cstring>
 #include <ctime>
 
+extern char** environ;
+
 namespace perfmarker::cli {
 namespace {
 
@@ -72,8 +74,7 @@ int waitForwarding(pid_t pid, const sigset_t& waited) {
         if (done < 0 && errno != EINTR) return 1;
         siginfo_t info{};
         const int sig = sigwaitinfo(&waited, &info);
-        if (sig > 0 && sig != SIGCHLD &&
-            (info.si_code == SI_USER || info.si_code == SI_QUEUE)) {
+        if (sig > 0 && sig != SIGCHLD && (info.si_code == SI_USER || info.si_code == SI_QUEUE)) {
             kill(pid, sig);
         }
     }
@@ -129,6 +130,15 @@ ChildResult runChild(const ChildSpec& spec) {
     sigaction(SIGCHLD, &oldChild, nullptr);
     sigprocmask(SIG_SETMASK, &oldMask, nullptr);
     return result;
+}
+
+std::map<std::string, std::string> currentEnvironment() {
+    std::map<std::string, std::string> env;
+    for (char** var = environ; var != nullptr && *var != nullptr; ++var) {
+        const char* eq = std::strchr(*var, '=');
+        if (eq != nullptr) env[std::string(*var, static_cast<size_t>(eq - *var))] = eq + 1;
+    }
+    return env;
 }
 
 }  // namespace perfmarker::cli

@@ -2,6 +2,7 @@
 // launcher's termination signals to it, and wait.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,8 @@ struct ChildResult {
 // ignores those instead of sending a second copy; either way it keeps running, to merge the
 // trace after the child ends. Default dispositions are restored before returning.
 ChildResult runChild(const ChildSpec& spec);
+
+// The launcher's own environment, NAME -> VALUE.
+std::map<std::string, std::string> currentEnvironment();
 
 }  // namespace perfmarker::cli

@@ -49,6 +49,8 @@ struct Subcommand {
     std::function<int()> run;
 };
 
+// `perfmarker profile [options] -- app [args]` (profile_command.cpp).
+Subcommand addProfileCommand(CLI::App& app);
 // `perfmarker summary trace.atp...` (summary_command.cpp).
 Subcommand addSummaryCommand(CLI::App& app);
 // `perfmarker export --format perfetto|vtune|csv trace.atp...` (export_command.cpp).

@@ -1,5 +1,7 @@
-// `perfmarker export --format perfetto|vtune|csv TRACE... [-o OUT]`: converts traces for other
-// tools through the exporters of src/export (see docs/export.md).
+// `perfmarker export --format perfetto|vtune|csv TRACE... [PROFILE.csv...] [-o OUT]`: converts
+// traces for other tools through the exporters of src/export (see docs/export.md); the Perfetto
+// export attaches each trace's kernel profile to its kernel slices
+// (docs/export.md#kernel-profiles).
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +13,8 @@
 #include "export/csv_exporter.h"
 #include "export/perfetto_exporter.h"
 #include "export/vtune_exporter.h"
+#include "profile/read/csv_reader.h"
+#include "profile/read/profile_lines.h"
 
 namespace perfmarker::cli {
 namespace {
@@ -61,11 +65,15 @@ std::string outputPath(const ExportSettings& settings) {
     return (fs::path(settings.output) / fs::path(base).filename()).string() + suffix;
 }
 
-std::unique_ptr<exporter::Exporter> makeExporter(const ExportSettings& settings) {
+std::unique_ptr<exporter::Exporter> makeExporter(const ExportSettings& settings,
+                                                 std::vector<profile::ProfileCsv> profiles) {
     const std::string out = outputPath(settings);
     if (settings.format == "perfetto") {
         const auto bytes = static_cast<uint64_t>(settings.maxFileMb * 1024 * 1024);
-        return std::make_unique<exporter::PerfettoExporter>(exporter::PerfettoOptions{out, bytes});
+        auto perfetto =
+            std::make_unique<exporter::PerfettoExporter>(exporter::PerfettoOptions{out, bytes});
+        perfetto->setProfiles(std::move(profiles));
+        return perfetto;
     }
     if (settings.format == "vtune") {
         exporter::VtuneOptions options;
@@ -86,8 +94,54 @@ void printWarnings(const exporter::WarningLog& log) {
         std::cerr << "perfmarker export: " << log.dropped() << " more warnings\n";
 }
 
-int runExport(const ExportSettings& settings) {
-    const std::unique_ptr<exporter::Exporter> output = makeExporter(settings);
+// Splits the inputs into traces (`traced.inputs`) and kernel profile CSVs, the n-th profile going
+// with the n-th trace. 0, or kExitUsage after saying why the inputs do not go together.
+int splitInputs(const ExportSettings& settings, ExportSettings& traced,
+                std::vector<std::string>& profiles) {
+    traced = settings;
+    traced.inputs.clear();
+    for (const std::string& input : settings.inputs) {
+        if (!profile::isProfileInput(input)) {
+            traced.inputs.push_back(input);
+        } else if (profile::detectProfileFile(input) == profile::ProfileFileKind::Occupancy) {
+            std::cerr << "perfmarker export: " << input
+                      << ": an occupancy file is not exported; give the kernel profile .csv "
+                         "(perfmarker summary shows its occupancy page)\n";
+            return kExitUsage;
+        } else {
+            profiles.push_back(input);
+        }
+    }
+    if (profiles.empty()) return 0;
+    if (settings.format != "perfetto") {
+        std::cerr << "perfmarker export: kernel profiles (" << profiles.front()
+                  << ") are only attached by --format perfetto\n";
+        return kExitUsage;
+    }
+    if (profiles.size() > traced.inputs.size()) {
+        std::cerr << "perfmarker export: " << profiles.size() << " kernel profile(s) for "
+                  << traced.inputs.size()
+                  << " trace(s): each profile goes with one trace, the n-th with the n-th\n";
+        return kExitUsage;
+    }
+    return 0;
+}
+
+bool loadProfiles(const std::vector<std::string>& paths,
+                  std::vector<profile::ProfileCsv>& profiles) {
+    for (const std::string& path : paths) {
+        std::string error;
+        if (!profile::loadProfileCsv(path, profiles.emplace_back(), error)) {
+            std::cerr << "perfmarker export: " << error << "\n"
+                      << "perfmarker export: nothing written (existing outputs are unchanged)\n";
+            return false;
+        }
+    }
+    return true;
+}
+
+int runTracesExport(const ExportSettings& settings, std::vector<profile::ProfileCsv> profiles) {
+    const std::unique_ptr<exporter::Exporter> output = makeExporter(settings, std::move(profiles));
     // VTune files are per host, each on its own clock; the other formats put every trace on
     // one timeline (atp/read/clock_alignment.h).
     atp::HostAlignment alignment;
@@ -136,6 +190,15 @@ int runExport(const ExportSettings& settings) {
     return 0;
 }
 
+int runExport(const ExportSettings& given) {
+    ExportSettings settings;
+    std::vector<std::string> profilePaths;
+    if (const int status = splitInputs(given, settings, profilePaths); status != 0) return status;
+    std::vector<profile::ProfileCsv> profiles;
+    if (!loadProfiles(profilePaths, profiles)) return kExitFailure;
+    return runTracesExport(settings, std::move(profiles));
+}
+
 }  // namespace
 
 Subcommand addExportCommand(CLI::App& app) {
@@ -145,7 +208,10 @@ Subcommand addExportCommand(CLI::App& app) {
     command->add_option("--format", settings->format, "Output format")
         ->required()
         ->check(CLI::IsMember({"perfetto", "vtune", "csv"}));
-    command->add_option("traces", settings->inputs, "The .atp traces (one process each)")
+    command
+        ->add_option("traces", settings->inputs,
+                     "The .atp traces (one process each); perfetto: kernel profile .csv files, "
+                     "the n-th with the n-th trace")
         ->required();
     command
         ->add_option("-o,--output", settings->output,

@@ -113,9 +113,10 @@ std::string failureMessage(const CLI::App*, const CLI::Error& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"Record OpenCL API traces and markers into AMD-style .atp files, and summarise, "
-                 "export and report them.",
-                 "perfmarker"};
+    CLI::App app{
+        "Record OpenCL API traces and markers into AMD-style .atp files, and summarise, "
+        "export and report them.",
+        "perfmarker"};
     app.set_version_flag("--version", "perfmarker " PERFMARKER_VERSION);
     app.require_subcommand(1);
     app.failure_message(&failureMessage);
@@ -165,8 +166,8 @@ int main(int argc, char** argv) {
     mergeCommand->add_flag("--progress", merge.progress,
                            "Show merge progress on stderr even when it is not a terminal");
 
-    const std::vector<Subcommand> tools = {addSummaryCommand(app), addExportCommand(app),
-                                           addReportCommand(app)};
+    const std::vector<Subcommand> tools = {addProfileCommand(app), addSummaryCommand(app),
+                                           addExportCommand(app), addReportCommand(app)};
 
     try {
         checkSubcommandName(app, argc, argv);

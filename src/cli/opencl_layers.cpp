@@ -24,20 +24,21 @@ bool isOurAgent(const std::string& layer, const std::string& agentPath) {
 
 }  // namespace
 
-AgentLocation locateAgent(const char* agentDirOverride, const std::string& executable) {
+AgentLocation locateAgentFile(const char* fileName, const std::string& buildTreePath,
+                              const char* agentDirOverride, const std::string& executable) {
     AgentLocation location;
     if (agentDirOverride != nullptr && agentDirOverride[0] != '\0') {
-        location.searched.push_back((fs::path(agentDirOverride) / kAgentFileName).string());
+        location.searched.push_back((fs::path(agentDirOverride) / fileName).string());
     } else {
         const fs::path exeDir = fs::path(executable).parent_path();
         if (!executable.empty()) {
-            location.searched.push_back((exeDir / PERFMARKER_AGENT_RELATIVE_DIR / kAgentFileName)
-                                            .lexically_normal()
-                                            .string());
+            location.searched.push_back(
+                (exeDir / PERFMARKER_AGENT_RELATIVE_DIR / fileName).lexically_normal().string());
         }
-#ifdef PERFMARKER_BUILD_TREE_AGENT
-        if (!executable.empty() && sameFile(exeDir.string(), PERFMARKER_BUILD_TREE_EXE_DIR)) {
-            location.searched.push_back(PERFMARKER_BUILD_TREE_AGENT);
+#ifdef PERFMARKER_BUILD_TREE_EXE_DIR
+        if (!buildTreePath.empty() && !executable.empty() &&
+            sameFile(exeDir.string(), PERFMARKER_BUILD_TREE_EXE_DIR)) {
+            location.searched.push_back(buildTreePath);
         }
 #endif
     }
@@ -48,6 +49,15 @@ AgentLocation locateAgent(const char* agentDirOverride, const std::string& execu
         }
     }
     return location;
+}
+
+AgentLocation locateAgent(const char* agentDirOverride, const std::string& executable) {
+#ifdef PERFMARKER_BUILD_TREE_AGENT
+    const std::string buildTree = PERFMARKER_BUILD_TREE_AGENT;
+#else
+    const std::string buildTree;
+#endif
+    return locateAgentFile(kAgentFileName, buildTree, agentDirOverride, executable);
 }
 
 std::string mergeOpenClLayers(const std::string& agentPath, const char* existing) {

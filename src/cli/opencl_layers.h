@@ -22,6 +22,11 @@ struct AgentLocation {
 };
 AgentLocation locateAgent(const char* agentDirOverride, const std::string& executable);
 
+// The same search for any agent file of the installed tree (`fileName` in
+// <bin-to-agent path>), with `buildTreePath` as the build tree's copy ("" when there is none).
+AgentLocation locateAgentFile(const char* fileName, const std::string& buildTreePath,
+                              const char* agentDirOverride, const std::string& executable);
+
 // The OPENCL_LAYERS value for the application: our agent first (closest to the application, and
 // the one layer child processes still see after ocl-icd truncates the variable at its first
 // `:`), then the user's layers in their order. Empty entries and other copies of our agent (the

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "atp/merge/collect.h"
 #include "record/session.h"
 
 namespace perfmarker::cli {
@@ -95,6 +96,17 @@ ResolvedCommand resolveCommand(const std::string& name, const std::string& searc
         begin = end + 1;
     }
     return result;
+}
+
+std::string createSessionDir(const std::string& output, std::string& error) {
+    const fs::path dir = fs::path(output).parent_path();
+    std::string pattern = (dir / atp::kSessionDirPrefix).string() + "XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+        error =
+            "cannot create a session directory in " + dir.string() + ": " + std::strerror(errno);
+        return "";
+    }
+    return pattern;
 }
 
 std::string currentExecutable() {

@@ -33,6 +33,12 @@ struct ResolvedCommand {
 // PATH value; an empty element is the current directory).
 ResolvedCommand resolveCommand(const std::string& name, const std::string& searchPath);
 
+// Creates <dir of output>/perfmarker-session.XXXXXX (mkdtemp: mode 0700, owned by us). The
+// session lives next to the output so that the final files are renamed, not copied, and a
+// session left behind by a crash is found where the output was expected. "" (and `error`) when
+// it cannot.
+std::string createSessionDir(const std::string& output, std::string& error);
+
 // The absolute path of the running executable ("" when /proc is not available).
 std::string currentExecutable();
 

@@ -1,16 +1,19 @@
 // `perfmarker summary TRACE...`: the summary pages and best-practice messages of one or more
-// traces (docs/summary.md), as aligned text, Markdown, CSV or JSON.
+// traces (docs/summary.md), and the pages of kernel profile files given with them or alone
+// (docs/summary.md#kernel-profile-pages), as aligned text, Markdown, CSV or JSON.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "analysis/profile/profile_pages.h"
 #include "analysis/render.h"
 #include "analysis/summary.h"
 #include "atp/read/staged_output.h"
 #include "atp/read/trace_parser.h"
 #include "cli/commands.h"
+#include "profile/read/profile_lines.h"
 
 namespace perfmarker::cli {
 namespace {
@@ -33,14 +36,19 @@ public:
     }
 };
 
-bool readTraces(const SummarySettings& settings, analysis::TraceSummary& summary) {
+// Traces go through the trace reader, profile files (by content, or by a .csv / .occupancy
+// name) into the profile pages.
+bool readInputs(const SummarySettings& settings, analysis::TraceSummary& summary,
+                analysis::ProfilePages& profiles) {
     WarningPrinter warnings;
     atp::TraceParser parser;
     parser.addListener(summary);
     parser.addListener(warnings);
     for (const std::string& trace : settings.traces) {
         std::string error;
-        if (parser.parseFile(trace, error)) continue;
+        const bool read = profile::isProfileInput(trace) ? profiles.addFile(trace, error)
+                                                         : parser.parseFile(trace, error);
+        if (read) continue;
         // The reader's messages start with "<file>:<line>:"; make sure the file is named.
         if (error.rfind(trace, 0) != 0) error = trace + ": " + error;
         std::cerr << kPrefix << error << "\n";
@@ -69,10 +77,13 @@ int runSummary(const SummarySettings& settings) {
     options.topCount = settings.top;
     options.maxMessagesPerRule = settings.maxMessages;
     analysis::TraceSummary summary(options);
-    if (!readTraces(settings, summary)) return kExitFailure;
+    analysis::ProfilePages profiles;
+    if (!readInputs(settings, summary, profiles)) return kExitFailure;
+    std::vector<analysis::Table> tables = summary.tables();
+    profiles.appendTables(tables);
     const auto format = analysis::parseOutputFormat(settings.format);
     const std::string text =
-        analysis::render(summary.tables(), format.value_or(analysis::OutputFormat::Text));
+        analysis::render(tables, format.value_or(analysis::OutputFormat::Text));
     return writeOutput(settings.output, text) ? 0 : kExitFailure;
 }
 
@@ -83,8 +94,10 @@ Subcommand addSummaryCommand(CLI::App& app) {
     CLI::App* command = app.add_subcommand(
         "summary",
         "Summarise traces: API, context, kernel, data-transfer and marker pages, and "
-        "best-practice warnings.");
-    command->add_option("traces", settings->traces, ".atp traces (or marker files) to summarise")
+        "best-practice warnings; kernel profile and occupancy pages of profile files.");
+    command
+        ->add_option("traces", settings->traces,
+                     ".atp traces (or marker files), kernel profile .csv and .occupancy files")
         ->required()
         ->type_name("TRACE");
     command->add_option("-f,--format", settings->format, "Output format (default text)")
@@ -101,7 +114,8 @@ Subcommand addSummaryCommand(CLI::App& app) {
         ->check(CLI::Range(size_t{1}, size_t{100000000}));
     command->footer(
         "Several traces are summed into one set of pages.\n"
-        "Example:\n  perfmarker summary run.atp --format md -o summary.md --top 20");
+        "Example:\n  perfmarker summary run.atp --format md -o summary.md --top 20\n"
+        "  perfmarker summary p.csv p.occupancy");
     Subcommand tool;
     tool.command = command;
     tool.run = [settings] { return runSummary(*settings); };

@@ -17,8 +17,6 @@
 #include "cli/paths.h"
 #include "cli/progress_line.h"
 
-extern char** environ;
-
 namespace perfmarker::cli {
 namespace {
 
@@ -29,28 +27,6 @@ using atp::kSessionDirPrefix;
 constexpr char kLayersVariable[] = "OPENCL_LAYERS";
 constexpr char kAgentDirVariable[] = "PERFMARKER_AGENT_DIR";
 constexpr char kDefaultSearchPath[] = "/usr/local/bin:/usr/bin:/bin";
-
-// Creates <dir of output>/perfmarker-session.XXXXXX (mkdtemp: mode 0700, owned by us). The
-// session lives next to the output so that the final files are renamed, not copied, and a
-// session left behind by a crash is found where the trace was expected.
-std::string createSessionDir(const std::string& output, std::string& error) {
-    std::string pattern = (fs::path(output).parent_path() / kSessionDirPrefix).string() + "XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-        error = "cannot create a session directory in " + fs::path(output).parent_path().string() +
-                ": " + std::strerror(errno);
-        return "";
-    }
-    return pattern;
-}
-
-std::map<std::string, std::string> currentEnvironment() {
-    std::map<std::string, std::string> env;
-    for (char** var = environ; var != nullptr && *var != nullptr; ++var) {
-        const char* eq = std::strchr(*var, '=');
-        if (eq != nullptr) env[std::string(*var, static_cast<size_t>(eq - *var))] = eq + 1;
-    }
-    return env;
-}
 
 // The application's environment: ours, minus every session variable (the launcher defines the
 // session), plus -e, plus the session, plus our agent in OPENCL_LAYERS.

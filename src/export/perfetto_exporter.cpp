@@ -85,6 +85,9 @@ void PerfettoExporter::beginFile(std::string_view file) {
     m_queues.clear();
     m_commands.clear();
     m_clampedSlices = 0;
+    m_profile = m_fileIndex < m_profiles.size() ? &m_profiles[m_fileIndex] : nullptr;
+    ++m_fileIndex;
+    m_kernels.clear();
 }
 
 void PerfettoExporter::onHeader(std::string_view key, std::string_view value,
@@ -211,7 +214,13 @@ void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
         track = &writeApiSlice(call.tid, HostTrack::OclApi, start, end, call.name, call.index,
                                call.returnValue, call.params, call.comment, call.consecutiveCalls);
     }
-    if (!call.hasCommand || atp::deviceTimes(call.command) != atp::Times::Known) return;
+    const bool hasSlice = call.hasCommand && atp::deviceTimes(call.command) == atp::Times::Known;
+    // Native kernels run host code: a kernel profile has no row for them.
+    if (call.hasCommand && call.command.isKernel &&
+        call.command.commandName != "CL_COMMAND_NATIVE_KERNEL") {
+        noteKernel(profile::ProfileApi::OpenCL, call.start, call.command.kernelName, hasSlice);
+    }
+    if (!hasSlice) return;
     pid();
     DeviceCommand command;
     command.queue =
@@ -248,7 +257,9 @@ void PerfettoExporter::onHsaApiCall(const atp::HsaApiCall& call) {
 }
 
 void PerfettoExporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
-    if (atp::deviceTimes(dispatch) != atp::Times::Known) return;
+    const bool hasSlice = atp::deviceTimes(dispatch) == atp::Times::Known;
+    noteKernel(profile::ProfileApi::Hsa, dispatch.start, dispatch.kernelName, hasSlice);
+    if (!hasSlice) return;
     pid();
     DeviceCommand command;
     command.queue = queueIndex(kFamilyHsa, dispatch.queueIndex, dispatch.agentName);
@@ -303,7 +314,31 @@ void PerfettoExporter::addDeviceCommand(DeviceCommand command) {
     m_commands.push_back(std::move(command));
 }
 
+// A kernel dispatch in the order the profile is matched in; its slice, when it has one, is the
+// next device command.
+void PerfettoExporter::noteKernel(profile::ProfileApi api, uint64_t enqueueNs,
+                                  const std::string& name, bool hasSlice) {
+    if (m_profile == nullptr || m_profile->info.api != api) return;
+    m_kernels.push_back(TraceKernel{enqueueNs, name, hasSlice ? m_commands.size() : kNoSlot});
+}
+
+// Each matched dispatch's profile row goes into its slice's arguments as "profile"
+// (docs/export.md#kernel-profiles).
+void PerfettoExporter::attachProfile() {
+    if (m_profile == nullptr) return;
+    const ProfileMatch match = matchProfile(std::move(m_kernels), *m_profile, m_file);
+    m_kernels.clear();
+    for (const auto& [slot, json] : match.args) {
+        std::string& args = m_commands[slot].args;
+        args.pop_back();  // the closing brace
+        if (args.size() > 1) args.push_back(',');
+        args += "\"profile\":" + json + "}";
+    }
+    if (!match.warning.empty()) m_warnings.add(match.warning);
+}
+
 void PerfettoExporter::endFile() {
+    attachProfile();
     writeDeviceCommands();
     if (m_clampedSlices > 0) {
         m_warnings.add(m_file + ": " + std::to_string(m_clampedSlices) +

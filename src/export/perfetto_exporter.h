@@ -1,7 +1,9 @@
 // The Perfetto / Chrome JSON exporter (docs/export.md): one process per traced file, per host
 // thread a track of OpenCL API calls, one of HSA API calls and one of markers, per command
 // queue one track per kind of command (kernels, memory, other) with extra lanes where
-// commands overlap, and a flow arrow from each enqueue call to its command.
+// commands overlap, and a flow arrow from each enqueue call to its command. A trace given with its
+// kernel profile gets each dispatch's profile row in its kernel slice's arguments
+// (export/profile_attach.h).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +13,9 @@
 #include <vector>
 
 #include "export/exporter.h"
+#include "export/profile_attach.h"
 #include "export/split_json_writer.h"
+#include "profile/read/csv_reader.h"
 
 namespace perfmarker::exporter {
 
@@ -23,6 +27,12 @@ struct PerfettoOptions {
 class PerfettoExporter : public Exporter {
 public:
     explicit PerfettoExporter(PerfettoOptions options);
+
+    // Kernel profiles, before the first file: profiles[i] goes with the i-th traced file; files
+    // beyond the list have none (docs/export.md#kernel-profiles).
+    void setProfiles(std::vector<profile::ProfileCsv> profiles) {
+        m_profiles = std::move(profiles);
+    }
 
     void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
@@ -79,8 +89,12 @@ private:
     void writeLane(const DeviceCommand& command, uint64_t tid);
     void beginSlice(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
                     std::string_view category);
+    void noteKernel(profile::ProfileApi api, uint64_t enqueueNs, const std::string& name,
+                    bool hasSlice);
+    void attachProfile();
 
     SplitJsonWriter m_writer;
+    std::vector<profile::ProfileCsv> m_profiles;
     std::string m_event;  // the event being built (reused, so it keeps its capacity)
     uint64_t m_nextFlowId = 1;
 
@@ -94,6 +108,9 @@ private:
     std::vector<QueueKey> m_queues;
     std::vector<DeviceCommand> m_commands;
     uint64_t m_clampedSlices = 0;
+    size_t m_fileIndex = 0;                          // of the next file
+    const profile::ProfileCsv* m_profile = nullptr;  // the current file's, if any
+    std::vector<TraceKernel> m_kernels;              // its kernel dispatches, in arrival order
 };
 
 }  // namespace perfmarker::exporter

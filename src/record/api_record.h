@@ -54,6 +54,13 @@ static_assert(sizeof(CapturedHead) == 8, "CapturedHead layout");
 
 constexpr size_t padTo8(size_t n) { return (n + 7) & ~size_t{7}; }
 
+// The call site of a call (docs/call-sites.md), recorded with PERFMARKER_SYM=1 as a captured
+// value of this argument index, encoding Bytes, 16 bytes: the return address of the agent's
+// wrapper (where the application called the API) and the return address of the application
+// function that made the call (from its frame pointer; 0 when it has none the agent can trust).
+inline constexpr uint16_t kCallSiteArg = 0xffff;
+inline constexpr uint32_t kCallSiteBytes = 16;
+
 // A decoded view of an ApiCall payload (views into the record bytes).
 struct ApiCallView {
     ApiCallHead head{};

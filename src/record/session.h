@@ -24,6 +24,7 @@ struct SessionConfig {
     bool collapse = true;
     bool keepFragments = false;
     bool hsaDemangle = true;  // HSA kernel names demangled in the .atp
+    bool sym = false;         // call sites recorded (docs/call-sites.md)
 };
 
 enum class SessionStatus { Present, Absent, Invalid };

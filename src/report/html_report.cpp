@@ -132,6 +132,11 @@ void writeTimelineSection(std::ostream& out, const ReportData& data) {
     for (const std::string& warning : timeline.warnings) {
         out << "<p class=\"notice\">" << escapeHtml(warning) << "</p>\n";
     }
+    // A report of kernel profile files alone (docs/report.md#kernel-profile-pages).
+    if (timeline.processes.empty()) {
+        out << "<p class=\"notice\" id=\"no-trace-notice\">No trace was given: the timeline is "
+               "empty.</p>\n";
+    }
     out << kReportTimelineMarkup << "</section>\n";
 }
 

@@ -42,7 +42,7 @@ step "install $build_dir into $prefix"
 
 step "the installed layout"
 for file in "$bindir/perfmarker" "$libdir/perfmarker/libCLTraceAgent.so" \
-    "$libdir/perfmarker/libHSATraceAgent.so" include/CLPerfMarker.h include/ActivityLogger.h \
+    "$libdir/perfmarker/libHSATraceAgent.so" "$libdir/perfmarker/libCLProfileAgent.so" include/CLPerfMarker.h include/ActivityLogger.h \
     "$libdir/cmake/perfmarker/perfmarkerConfig.cmake" \
     "$libdir/pkgconfig/perfmarker-clperfmarker.pc" \
     "$libdir/pkgconfig/perfmarker-activitylogger.pc" \
@@ -55,8 +55,8 @@ done
 [ -x "$prefix/$bindir/perfmarker" ] || fail "$bindir/perfmarker is not executable"
 # The agents are modules: one file each, no versioned names or namelinks.
 agents=$(find "$prefix/$libdir/perfmarker" -mindepth 1 | sed 's|.*/||' | LC_ALL=C sort | tr '\n' ' ')
-[ "$agents" = "libCLTraceAgent.so libHSATraceAgent.so " ] \
-    || fail "$libdir/perfmarker holds '$agents', not exactly the two agents"
+[ "$agents" = "libCLProfileAgent.so libCLTraceAgent.so libHSATraceAgent.so " ] \
+    || fail "$libdir/perfmarker holds '$agents', not exactly the three agents"
 for pattern in "libCLPerfMarker.so.*" "libActivityLogger.so.*" \
     libCLPerfMarker.a libActivityLogger.a; do
     found=$(find "$prefix/$libdir" -maxdepth 1 -name "$pattern" | head -n 1)
@@ -78,6 +78,12 @@ check_vecadd_trace "$work/t.atp"
 step "perfmarker trace --hsa from the installed tree (finds the installed HSA agent)"
 "$prefix/$bindir/perfmarker" trace --hsa -o "$work/h.atp" -- "$app" 65536
 check_vecadd_trace "$work/h.atp"
+
+step "perfmarker profile from the installed tree (finds the installed profile layer)"
+"$prefix/$bindir/perfmarker" profile -o "$work/p.csv" --counters task-clock -- "$app" 65536
+expect_line "$work/p.csv" "#API=OpenCL"
+grep -q '^vadd__k1_' "$work/p.csv" || fail "$work/p.csv has no row of the vadd kernel"
+echo "ok: profile"
 
 step "perfmarker summary and report from the installed tree"
 "$prefix/$bindir/perfmarker" summary "$work/t.atp" >"$work/summary.txt"

@@ -58,7 +58,7 @@ done
 version=$(dpkg-deb -f "$runtime_deb" Version)
 [ "$(dpkg-deb -f "$dev_deb" Version)" = "$version" ] || fail "the packages' versions differ"
 runtime_depends=$(dpkg-deb -f "$runtime_deb" Depends)
-for package in ocl-icd-libopencl1 libc6; do
+for package in ocl-icd-libopencl1 libc6 libpfm4; do
     case ", $runtime_depends," in
         *", $package "* | *", $package,"*) ;;
         *) fail "perfmarker does not depend on $package: $runtime_depends" ;;
@@ -116,6 +116,7 @@ agent=$(find "$root/usr/lib" -path '*/perfmarker/libCLTraceAgent.so' | head -n 1
 agent_dir=$(dirname "$agent")
 lib_dir=$(dirname "$agent_dir")
 [ -f "$agent_dir/libHSATraceAgent.so" ] || fail "libHSATraceAgent.so is not next to $agent"
+[ -f "$agent_dir/libCLProfileAgent.so" ] || fail "libCLProfileAgent.so is not next to $agent"
 pc_file="$lib_dir/pkgconfig/perfmarker-clperfmarker.pc"
 expect_line "$pc_file" "prefix=/usr"
 echo "ok: agents in ${agent_dir#"$root"}, libraries in ${lib_dir#"$root"}"
@@ -145,6 +146,13 @@ check_agent_loaded_from "$work/pkg.log" "$agent_dir"
 expect_line "$work/pkg.log" "calling init: $lib_dir/libCLPerfMarker.so"
 "$root/usr/bin/perfmarker" summary "$work/pkg.atp" >"$work/summary.txt"
 expect_line "$work/summary.txt" "Marker Summary Page"
+
+step "the extracted perfmarker profile"
+"$root/usr/bin/perfmarker" profile -e LD_DEBUG=files -o "$work/pkg.csv" \
+    -- "$samples/cl_vecadd" 65536 2>"$work/profile.log" \
+    || { cat "$work/profile.log" >&2; fail "the extracted launcher's profile"; }
+expect_line "$work/profile.log" "file=$agent_dir/libCLProfileAgent.so "
+grep -q '^vadd__k1_' "$work/pkg.csv" || fail "$work/pkg.csv has no row of the vadd kernel"
 
 echo
 echo "PASS"

@@ -12,10 +12,11 @@
 #include <cstring>
 #include <fstream>
 
-#include "atp/merge/agent_registry.h"
 #include "atp/format/atp_file_writer.h"
+#include "atp/format/module_lines.h"
 #include "atp/format/perfmarker_section.h"
 #include "atp/format/safe_files.h"
+#include "atp/merge/agent_registry.h"
 #include "record/fragment.h"
 #include "record/session.h"
 
@@ -30,7 +31,8 @@ using record::RecordView;
 static_assert(static_cast<uint32_t>(RecordKind::MarkerBegin) ==
                   static_cast<uint32_t>(MarkerKind::Begin),
               "record::RecordKind and atp::MarkerKind share the marker values");
-static_assert(static_cast<uint32_t>(RecordKind::MarkerEnd) == static_cast<uint32_t>(MarkerKind::End),
+static_assert(static_cast<uint32_t>(RecordKind::MarkerEnd) ==
+                  static_cast<uint32_t>(MarkerKind::End),
               "record::RecordKind and atp::MarkerKind share the marker values");
 static_assert(static_cast<uint32_t>(RecordKind::MarkerEndEx) ==
                   static_cast<uint32_t>(MarkerKind::EndEx),
@@ -123,8 +125,10 @@ public:
                 error = std::to_string(number) + ": section '" + std::string(text) +
                         "' is not a Perfmarker section";
             } else if (!inSection && text.find_first_not_of(" \t") != std::string_view::npos) {
-                error = std::to_string(number) + ": expected the Perfmarker section "
-                        "line, got '" + std::string(text.substr(0, 60)) + "'";
+                error = std::to_string(number) +
+                        ": expected the Perfmarker section "
+                        "line, got '" +
+                        std::string(text.substr(0, 60)) + "'";
             } else if (inSection) {
                 parser.feedLine(text, number, error);
             }
@@ -176,6 +180,21 @@ bool sessionFragmentPid(std::string_view name, uint64_t& pid) {
     return field == 2 && digits > 0;
 }
 
+// "<digits>.modules": the modules file of a process (docs/call-sites.md).
+bool modulesFilePid(std::string_view name, uint64_t& pid) {
+    if (name.size() <= kModulesSuffix.size() ||
+        name.substr(name.size() - kModulesSuffix.size()) != kModulesSuffix) {
+        return false;
+    }
+    name.remove_suffix(kModulesSuffix.size());
+    pid = 0;
+    for (const char c : name) {
+        if (c < '0' || c > '9' || pid > UINT64_MAX / 10) return false;
+        pid = pid * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return true;
+}
+
 class Merger {
 public:
     Merger(const std::string& dir, uint64_t pid, const MergeOptions& options, MergeResult& result)
@@ -207,6 +226,8 @@ private:
     uint64_t m_pid;
     const MergeOptions& m_options;
     MergeResult& m_result;
+    std::unique_ptr<CallSiteWriter> m_callSites;  // null: no Stack Trace sections
+    std::string m_modulesPath;                    // the process's modules file (call sites)
     std::vector<InputFile> m_ocl;
     std::vector<InputFile> m_hsa;
     std::vector<MarkerSource> m_markers;
@@ -308,7 +329,9 @@ bool Merger::writeHsa(HsaTraceBuilder& builder, const TextSink& sink, std::strin
         !(builder.writeApiSection(sink, error) && builder.writeTimestampSection(sink, error))) {
         return false;
     }
-    return !builder.hasDispatches() || builder.writeKernelSection(sink, error);
+    if (builder.hasDispatches() && !builder.writeKernelSection(sink, error)) return false;
+    return !builder.hasApiLines() || !m_callSites ||
+           builder.writeStackSection(sink, *m_callSites, error);
 }
 
 void Merger::findMarkers(const std::string& base) {
@@ -443,7 +466,8 @@ bool Merger::writeAtp(const std::string& path, const AtpHeader& header, OclTrace
     const TextSink sink = [&out](std::string_view text) { return out.write(text); };
     bool ok = out.open(path) && out.write(formatAtpHeader(header));
     if (ok && builder.hasLines()) {
-        ok = builder.writeApiSection(sink, error) && builder.writeTimestampSection(sink, error);
+        ok = builder.writeApiSection(sink, error) && builder.writeTimestampSection(sink, error) &&
+             (!m_callSites || builder.writeStackSection(sink, *m_callSites, error));
     }
     ok = ok && writeHsa(hsa, sink, error);
     ok = ok && writeMarkers(out, error) && out.commit();
@@ -467,6 +491,10 @@ void Merger::removeInputs() {
             if (!f.unreadable) paths.push_back(&f.path);
         }
         if (source.finishedUsable) paths.push_back(&source.finished);
+    }
+    struct stat st {};
+    if (!m_modulesPath.empty() && lstat(m_modulesPath.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        paths.push_back(&m_modulesPath);
     }
     for (const std::string* path : paths) {
         if (unlink(path->c_str()) == 0 || errno == ENOENT) {
@@ -495,12 +523,15 @@ bool Merger::run(const std::string& base, const AtpHeader& header, std::string& 
         if (!countMarkerThreads(source, error)) return false;
         checkFinishedFile(source);
     }
+    m_modulesPath = m_dir + "/" + std::to_string(m_pid) + std::string(kModulesSuffix);
     if (!builder.hasLines() && !hsa.hasApiLines() && !hsa.hasDispatches() && !hasMarkers()) {
+        if (m_options.removeInputs) unlink(m_modulesPath.c_str());
         finishProgress();
         note("no trace records of process " + std::to_string(m_pid) + " in " + m_dir +
              ": no .atp written");
         return true;
     }
+    if (m_options.callSites) m_callSites = m_options.callSites(m_modulesPath);
     AtpHeader withPid = header;
     withPid.processId = m_pid;
     withPid.apiCallsLeftOut = builder.stats().droppedLines + hsa.stats().droppedLines;
@@ -542,6 +573,8 @@ bool listSessionPids(const std::string& dir, SessionDirListing& out, std::string
         uint64_t pid = 0;
         if (sessionFragmentPid(name, pid) || liveAgentPid(name, pid)) {
             out.pids.push_back(pid);
+        } else if (modulesFilePid(name, pid)) {
+            out.pids.push_back(pid);  // merged (or removed) with the process's fragments
         } else {
             out.foreign.emplace_back(name);
         }

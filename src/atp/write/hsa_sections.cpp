@@ -280,6 +280,26 @@ bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) 
     return true;
 }
 
+bool HsaTraceBuilder::writeStackSection(const TextSink& sink, CallSiteWriter& sites,
+                                        std::string& error) {
+    Impl& m = *m_impl;
+    if (!sink(sectionLine(SectionKind::HsaStackTrace))) return false;
+    m.tiesSeen = 0;
+    for (Thread& t : m.threads) {
+        if (t.lines == 0) continue;
+        std::string text;
+        appendThreadHeader(text, t.tid, t.lines);
+        const bool ok = m.forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t) {
+            const HsaApiSpec* api = hsaApiBySlot(c.head.slot);
+            const int id = static_cast<int32_t>(c.head.apiId);
+            sites.appendLine(text, api != nullptr ? api->name : std::string(hsaApiTypeName(id)),
+                             c);
+        });
+        if (!ok || !sink(text)) return false;
+    }
+    return true;
+}
+
 bool HsaTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& error) {
     Impl& m = *m_impl;
     if (!sink(sectionLine(SectionKind::HsaTimestamp))) return false;

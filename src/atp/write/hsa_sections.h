@@ -46,6 +46,8 @@ public:
     bool hasDispatches() const;
     bool writeApiSection(const TextSink& sink, std::string& error);
     bool writeTimestampSection(const TextSink& sink, std::string& error);
+    // "=====hsa Stack Trace Output=====": the API section's blocks, one call-site line each.
+    bool writeStackSection(const TextSink& sink, CallSiteWriter& sites, std::string& error);
     bool writeKernelSection(const TextSink& sink, std::string& error);
 
     const HsaTraceStats& stats() const;

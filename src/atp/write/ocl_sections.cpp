@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "atp/format/atp_header.h"
-#include "atp/format/timestamp_fields.h"
 #include "atp/format/perfmarker_section.h"
+#include "atp/format/timestamp_fields.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -635,6 +635,14 @@ bool OclTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& e
     m.stats.clampedDeviceTimes = m.stats.unknownObjects = 0;
     return m.writeSection(SectionKind::OclTimestamp, sink, error,
                           [&m](const Line& line, std::string& out) { m.timestampLine(line, out); });
+}
+
+bool OclTraceBuilder::writeStackSection(const TextSink& sink, CallSiteWriter& sites,
+                                        std::string& error) {
+    return m_impl->writeSection(SectionKind::OclStackTrace, sink, error,
+                                [&sites](const Line& line, std::string& out) {
+                                    sites.appendLine(out, line.name, *line.call);
+                                });
 }
 
 const OclTraceStats& OclTraceBuilder::stats() const { return m_impl->stats; }

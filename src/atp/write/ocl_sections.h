@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "atp/write/call_sites.h"
 #include "record/api_record.h"
 #include "record/record_format.h"
 
@@ -94,6 +95,8 @@ public:
     bool writeApiSection(const TextSink& sink, std::string& error);
     // "=====ocl Timestamp Output=====" and its thread blocks.
     bool writeTimestampSection(const TextSink& sink, std::string& error);
+    // "=====ocl Stack Trace Output=====": the same blocks, one call-site line per API line.
+    bool writeStackSection(const TextSink& sink, CallSiteWriter& sites, std::string& error);
 
     const OclTraceStats& stats() const;
     // One sentence per noteworthy count of stats() (missing device times, dropped lines, ...).

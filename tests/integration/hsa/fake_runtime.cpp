@@ -1,6 +1,9 @@
 #include "fake_runtime.h"
 
+#include <hsa/hsa_ven_amd_loader.h>
 #include <time.h>
+
+#include <array>
 
 #include <atomic>
 #include <chrono>
@@ -52,6 +55,8 @@ std::thread g_handlerThread;
 std::set<Signal*> g_signals;  // alive, freed by ~FakeRuntime if the application did not
 std::set<Queue*> g_queues;
 thread_local Queue* t_writerQueue = nullptr;
+std::map<uint64_t, std::array<unsigned char, 64>> g_descriptors;  // the loader's host copies
+bool g_loaderOffered = true;
 
 uint64_t monotonic() {
     timespec ts;
@@ -144,6 +149,14 @@ hsa_status_t agentGetInfo(hsa_agent_t agent, hsa_agent_info_t attribute, void* v
         std::strncpy(out, gpu ? kGpuName : kCpuName, 63);
     } else if (attribute == HSA_AGENT_INFO_DEVICE) {
         *static_cast<hsa_device_type_t*>(value) = gpu ? HSA_DEVICE_TYPE_GPU : HSA_DEVICE_TYPE_CPU;
+    } else if (gpu && static_cast<int>(attribute) == HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT) {
+        *static_cast<uint32_t*>(value) = kGpuComputeUnits;
+    } else if (gpu && static_cast<int>(attribute) == HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU) {
+        *static_cast<uint32_t*>(value) = kGpuSimdsPerCu;
+    } else if (gpu && attribute == HSA_AGENT_INFO_WORKGROUP_MAX_SIZE) {
+        *static_cast<uint32_t*>(value) = 1024;
+    } else if (gpu && attribute == HSA_AGENT_INFO_GRID_MAX_SIZE) {
+        *static_cast<uint32_t*>(value) = 0xFFFFFFFFu;
     } else {
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
@@ -341,6 +354,26 @@ hsa_status_t symbolGetInfo(hsa_executable_symbol_t symbol, hsa_executable_symbol
     }
 }
 
+hsa_status_t queryHostAddress(const void* device, const void** host) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const auto it = g_descriptors.find(reinterpret_cast<uint64_t>(device));
+    if (it == g_descriptors.end() || host == nullptr) return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    *host = it->second.data();
+    return HSA_STATUS_SUCCESS;
+}
+
+hsa_status_t majorExtensionTable(uint16_t extension, uint16_t major, size_t length, void* table) {
+    COUNT(hsa_system_get_major_extension_table);
+    if (extension != HSA_EXTENSION_AMD_LOADER || major != 1 || !g_loaderOffered ||
+        length < sizeof(hsa_ven_amd_loader_1_00_pfn_t) || table == nullptr) {
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    hsa_ven_amd_loader_1_00_pfn_t loader{};
+    loader.hsa_ven_amd_loader_query_host_address = &queryHostAddress;
+    std::memcpy(table, &loader, sizeof loader);
+    return HSA_STATUS_SUCCESS;
+}
+
 void* g_stubs[kTestSlotCount];
 
 }  // namespace
@@ -370,6 +403,7 @@ FakeRuntime::FakeRuntime() {
     m_core.hsa_queue_destroy_fn = &queueDestroy;
     m_core.hsa_executable_get_symbol_by_name_fn = &getSymbolByName;
     m_core.hsa_executable_symbol_get_info_fn = &symbolGetInfo;
+    m_core.hsa_system_get_major_extension_table_fn = &majorExtensionTable;
     m_amd.hsa_amd_signal_async_handler_fn = &asyncHandler;
     m_amd.hsa_amd_queue_intercept_create_fn = &interceptCreate;
     m_amd.hsa_amd_queue_intercept_register_fn = &interceptRegister;
@@ -403,6 +437,8 @@ FakeRuntime::~FakeRuntime() {
     g_queues.clear();
     g_signals.clear();
     g_handlers.clear();
+    g_descriptors.clear();
+    g_loaderOffered = true;
 }
 
 uint64_t FakeRuntime::calls(unsigned slot) const { return g_calls[slot].load(); }
@@ -459,6 +495,16 @@ bool FakeRuntime::drainHandlers(int ms) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return false;
+}
+
+void FakeRuntime::setKernelDescriptor(uint64_t kernelObject, const void* bytes) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::memcpy(g_descriptors[kernelObject].data(), bytes, 64);
+}
+
+void FakeRuntime::offerLoaderExtension(bool offered) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_loaderOffered = offered;
 }
 
 hsa_kernel_dispatch_packet_t dispatchPacket(hsa_signal_t completion) {

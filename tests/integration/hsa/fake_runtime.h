@@ -24,6 +24,9 @@ inline constexpr uint64_t kGpuAgent = 2000;
 inline constexpr char kCpuName[] = "AMD Ryzen 7 1800X Eight-Core Processor";
 inline constexpr char kGpuName[] = "gfx900";
 inline constexpr uint64_t kKernelObject = 0x7F8C3A2B1C00ull;
+// The GPU's properties beyond its name (the profile mode's occupancy model reads them).
+inline constexpr uint32_t kGpuComputeUnits = 64;
+inline constexpr uint32_t kGpuSimdsPerCu = 4;
 inline constexpr char kKernelSymbol[] = "_Z6reducePfS_i";
 
 // Global slot numbers of hsa_api_table.inc (CoreApiTable first, then AmdExtTable).
@@ -61,6 +64,11 @@ public:
     void setCopyTimes(uint64_t startSystem, uint64_t endSystem);
     // Waits until no registered async handler is due any more (at most `ms`).
     bool drainHandlers(int ms = 2000);
+    // The AMD loader extension (hsa_system_get_major_extension_table): its host-address query
+    // maps `kernelObject` to a host copy of these 64 descriptor bytes. Offered unless
+    // offerLoaderExtension(false).
+    void setKernelDescriptor(uint64_t kernelObject, const void* bytes);
+    void offerLoaderExtension(bool offered);
 
 private:
     HsaApiTable m_root{};

@@ -1,0 +1,46 @@
+// The call site of a traced call (docs/call-sites.md#which-frame), taken in the agent's wrapper
+// with no unwinding: the wrapper's return address (the ICD loader and the HSA runtime reach the
+// wrapper by a tail jump, so it points into the application), and the return address of the
+// application function that made the call, read from that function's frame when its frame
+// pointer lies on this thread's stack. The merge uses the second when the first is inside a
+// C++ wrapper header (cl::...).
+#pragma once
+
+#include <cstdint>
+
+namespace perfmarker::hooks {
+
+struct CallSite {
+    uint64_t returnAddress = 0;
+    uint64_t callerReturnAddress = 0;  // 0: the application's frame could not be trusted
+};
+
+// Where a wrapper leaves the call site for the record writer when the call takes a path of its
+// own before the record is written (the HSA agent's special cases); taken (and cleared) by
+// takeCallSite().
+inline thread_local CallSite t_callSite;
+
+inline CallSite takeCallSite() {
+    const CallSite site = t_callSite;
+    t_callSite = CallSite{};
+    return site;
+}
+
+// The upper end of the calling thread's stack (cached per thread; 0 when unknown).
+uintptr_t threadStackTop();
+
+// `wrapperFrame` is __builtin_frame_address(0) of the wrapper: its saved frame pointer is the
+// application's, and the word above that frame is the application function's return address.
+inline CallSite callSiteOf(void* returnAddress, void* wrapperFrame) {
+    CallSite site;
+    site.returnAddress = reinterpret_cast<uintptr_t>(returnAddress);
+    const auto frame = reinterpret_cast<uintptr_t>(wrapperFrame);
+    const uintptr_t appFrame = frame != 0 ? *reinterpret_cast<const uintptr_t*>(frame) : 0;
+    const uintptr_t top = threadStackTop();
+    if (appFrame > frame && appFrame % 8 == 0 && appFrame + 16 <= top) {
+        site.callerReturnAddress = reinterpret_cast<const uintptr_t*>(appFrame)[1];
+    }
+    return site;
+}
+
+}  // namespace perfmarker::hooks

@@ -1,0 +1,1 @@
+// placeholder: the profile reader (written next)
