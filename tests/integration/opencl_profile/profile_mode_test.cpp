@@ -129,6 +129,12 @@ TEST_F(ProfileMode, SevenDispatchesOfTwoKernelsInExecutionOrder) {
     EXPECT_EQ(csv.rows[0][0], csv.rows[2][0]);
     EXPECT_EQ(csv.rows[3][0], csv.rows[6][0]);
     EXPECT_NE(csv.rows[0][0], csv.rows[3][0]);
+    // The summary of the file names both kernels on its kernel profile page.
+    const ProcessResult summary =
+        runProcess({PERFMARKER_CLI_PATH, "summary", csvPath()}, env(), scratch.path());
+    ASSERT_EQ(summary.exitCode, 0) << summary.err;
+    EXPECT_NE(summary.out.find("scale"), std::string::npos) << summary.out;
+    EXPECT_NE(summary.out.find("tile_sum"), std::string::npos) << summary.out;
     // Nothing left in the output's directory but the profile.
     for (const auto& entry : fs::directory_iterator(scratch.path())) {
         const std::string name = entry.path().filename().string();
