@@ -166,6 +166,10 @@ void TraceNotes::endFile(uint64_t leaksSkipped) {
     }
 }
 
+void TraceNotes::note(uint64_t line, std::string text) {
+    row(line == 0 ? std::string() : std::to_string(line), std::move(text));
+}
+
 void TraceNotes::row(std::string line, std::string note) {
     if (m_rows.size() >= m_maxRows) {
         ++m_droppedRows;

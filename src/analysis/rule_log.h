@@ -97,6 +97,9 @@ public:
     // `name`: the API of the record (or "kernel dispatch").
     bool usable(Kind kind, uint64_t start, uint64_t end, const atp::SourceLocation& where,
                 std::string_view name);
+    // A row of the current file about `line` (0: no line), from another page (the Call Site
+    // pages: Stack Trace lines that do not line up with the API calls).
+    void note(uint64_t line, std::string text);
     // The rows of the file; `leaksSkipped`: the objects the leak rules did not report because
     // the trace was cut.
     void endFile(uint64_t leaksSkipped);

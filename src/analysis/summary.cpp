@@ -1,7 +1,10 @@
 #include "analysis/summary.h"
 
+#include <cstddef>
 #include <map>
+#include <optional>
 
+#include "analysis/callsites/call_site_pages.h"
 #include "analysis/hsa_pages.h"
 #include "analysis/hsa_rules.h"
 #include "analysis/marker_pages.h"
@@ -22,6 +25,7 @@ struct TraceSummary::Impl {
     // What only makes sense per process (handles, context ids, markers still open, the cut).
     void finishFile() {
         ocl.endFile();
+        callSites.endFile(notes);
         markers.endFile(file);
         const bool cut = notes.cut();
         const uint64_t alive = oclRules.endFile(log, cut) + hsaRules.endFile(log, cut);
@@ -38,6 +42,7 @@ struct TraceSummary::Impl {
 
     OclPages ocl;
     HsaPages hsa;
+    CallSitePages callSites;
     MarkerPages markers;
     OclRules oclRules;
     HsaRules hsaRules;
@@ -55,8 +60,18 @@ std::vector<Table> TraceSummary::tables() const {
     Impl finished = *m_impl;
     finished.finishFile();
     std::vector<Table> out;
-    finished.ocl.appendTables(out);
-    finished.hsa.appendTables(out);
+    // A family's call sites go right after its API page (or after its pages when it has none).
+    const auto appendFamily = [&](const FamilyPages& pages, atp::ApiFamily family,
+                                  std::string_view apiId) {
+        const size_t first = out.size();
+        pages.appendTables(out);
+        std::optional<Table> sites = finished.callSites.table(family);
+        if (!sites) return;
+        const size_t at = first < out.size() && out[first].id == apiId ? first + 1 : out.size();
+        out.insert(out.begin() + static_cast<std::ptrdiff_t>(at), std::move(*sites));
+    };
+    appendFamily(finished.ocl, atp::ApiFamily::Ocl, "CLAPISummary");
+    appendFamily(finished.hsa, atp::ApiFamily::Hsa, "HSAAPISummary");
     finished.markers.appendTables(out);
     if (!finished.log.empty()) out.push_back(finished.log.table());
     finished.notes.appendTable(out);
@@ -74,6 +89,16 @@ void TraceSummary::onHeader(std::string_view key, std::string_view value,
     m_impl->notes.header(key, value, where);
 }
 
+void TraceSummary::onSection(atp::SectionKind kind, std::string_view name,
+                             atp::SourceLocation where) {
+    (void)name;
+    m_impl->callSites.onSection(kind, where.line);
+}
+
+void TraceSummary::onStackEntry(const atp::StackEntry& entry) {
+    m_impl->callSites.onStackEntry(entry);
+}
+
 // Calls and commands whose times are unknown or end before they start are left out of every
 // duration (docs/format.md#unknown-times) and counted on the notes page; the rules see them.
 void TraceSummary::onOclApiCall(const atp::OclApiCall& call) {
@@ -85,6 +110,8 @@ void TraceSummary::onOclApiCall(const atp::OclApiCall& call) {
         call.hasCommand && notes.usable(TraceNotes::Command, call.command.start, call.command.end,
                                         call.timestampLine, call.name);
     m_impl->ocl.onCall(call, where.callIndex);
+    m_impl->callSites.onCall(atp::ApiFamily::Ocl, call.tid, call.index, call.name, timed,
+                             call.end - call.start, call.consecutiveCalls);
     m_impl->oclRules.onCall(call, where, m_impl->log);
     const uint64_t deviceNs = deviceTimed ? call.command.end - call.command.start : 0;
     if (timed) m_impl->markers.onCall(call.tid, call.start, call.end, deviceNs);
@@ -98,6 +125,8 @@ void TraceSummary::onHsaApiCall(const atp::HsaApiCall& call) {
         call.hasTransferTimes && notes.usable(TraceNotes::Transfer, call.transferStart,
                                               call.transferEnd, call.timestampLine, call.name);
     m_impl->hsa.onCall(call);
+    m_impl->callSites.onCall(atp::ApiFamily::Hsa, call.tid, call.index, call.name, timed,
+                             call.end - call.start, 1);
     m_impl->hsaRules.onCall(call, CallRef{std::to_string(call.index), call.tid}, m_impl->log);
     const uint64_t deviceNs = transferTimed ? call.transferEnd - call.transferStart : 0;
     if (timed) m_impl->markers.onCall(call.tid, call.start, call.end, deviceNs);

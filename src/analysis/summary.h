@@ -1,8 +1,8 @@
 // Summaries of traces (docs/summary.md): the API, context, kernel, top-kernel,
-// data-transfer and top-transfer pages of the original, its best-practice rules, the marker
-// summary and the notes on what the pages leave out. A TraceSummary is a listener: feed it one or
-// more traces through a TraceParser, then take its tables. The renderers (terminal, md, csv, json;
-// the HTML report) only see Tables.
+// data-transfer and top-transfer pages of the original, its best-practice rules, the call site
+// and marker summaries and the notes on what the pages leave out. A TraceSummary is a listener:
+// feed it one or more traces through a TraceParser, then take its tables. The renderers (terminal,
+// md, csv, json; the HTML report) only see Tables.
 #pragma once
 
 #include <memory>
@@ -35,12 +35,17 @@ public:
     TraceSummary(const TraceSummary&) = delete;
     TraceSummary& operator=(const TraceSummary&) = delete;
 
-    // The pages that have data, in a fixed order (OpenCL, HSA, markers, best practices).
+    // The pages that have data, in a fixed order (OpenCL, HSA, each with its call sites after
+    // its API page; markers, best practices, notes).
     std::vector<Table> tables() const;
 
     void onFileBegin(std::string_view file) override;
     // Only a cut at the API call cap goes into the pages (the notes page).
     void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
+    // Stack Trace sections and their lines go to the Call Site pages (docs/summary.md#call-sites).
+    void onSection(atp::SectionKind kind, std::string_view name,
+                   atp::SourceLocation where) override;
+    void onStackEntry(const atp::StackEntry& entry) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;

@@ -12,7 +12,8 @@ constexpr char kEnvPrefix[] = "PERFMARKER_";
 constexpr char kMillisSuffix[] = "_MS";
 
 bool isLauncherField(const char* field) {
-    return std::strcmp(field, "outputBase") == 0 || std::strcmp(field, "tempDir") == 0;
+    return std::strcmp(field, "outputBase") == 0 || std::strcmp(field, "tempDir") == 0 ||
+           std::strcmp(field, "mergeAtExit") == 0;
 }
 
 std::string flagNameOf(const char* env) {

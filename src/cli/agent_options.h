@@ -37,7 +37,8 @@ struct AgentOption {
 // Flag names are derived from the variable name: drop `PERFMARKER_`, drop a trailing `_MS`
 // (the unit is the metavar), lower-case, `_` -> `-`. Bool options become switches that set the
 // opposite of their default (`--start-disabled`, `--no-collapse`). PERFMARKER_OUTPUT and
-// PERFMARKER_TMPDIR (fields outputBase and tempDir) have no flag: the launcher owns them.
+// PERFMARKER_TMPDIR and PERFMARKER_MERGE_AT_EXIT (fields outputBase, tempDir, mergeAtExit) have
+// no flag: the launcher owns them.
 const std::vector<AgentOption>& agentOptions();
 
 // The option of a field (nullptr when the table has no such field).

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "atp/merge/collect.h"
+#include "atp/symbols/call_site_lines.h"
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/hsa_tools_lib.h"
@@ -43,6 +44,11 @@ std::vector<std::string> childEnvironment(const TraceSettings& settings,
     for (const auto& [name, value] : settings.sessionValues) env[name] = value;
     env[optionByField("outputBase")->env] = sessionDir + "/" + kSessionBaseName + ".___PID___";
     env[optionByField("tempDir")->env] = sessionDir;
+    // Call sites are symbolized by the launcher's merge, never in the traced process.
+    const auto sym = settings.sessionValues.find(optionByField("sym")->env);
+    if (sym != settings.sessionValues.end() && sym->second == "1") {
+        env[optionByField("mergeAtExit")->env] = "0";
+    }
     auto layers = env.find(kLayersVariable);
     env[kLayersVariable] =
         mergeOpenClLayers(agentPath, layers == env.end() ? nullptr : layers->second.c_str());
@@ -115,6 +121,10 @@ std::string findHsaAgent() {
 // where asked for or where stderr is a terminal.
 atp::CollectResult collect(atp::CollectRequest& request, const std::string& output, bool progress) {
     ProgressLine line(progress, isatty(STDERR_FILENO) != 0);
+    // Call sites are symbolized here, after the run (docs/call-sites.md).
+    request.callSites = [](const std::string& modulesPath) -> std::unique_ptr<atp::CallSiteWriter> {
+        return std::make_unique<symbols::SymbolizingCallSites>(modulesPath);
+    };
     request.outputPath = [&output](long pid, bool isMain, const std::string& ext) {
         return processOutputPath(output, pid, isMain, ext);
     };

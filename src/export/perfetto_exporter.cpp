@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/callsites/call_site_reader.h"
 #include "export/json_writer.h"
 
 namespace perfmarker::exporter {
@@ -88,6 +89,32 @@ void PerfettoExporter::beginFile(std::string_view file) {
     m_profile = m_fileIndex < m_profiles.size() ? &m_profiles[m_fileIndex] : nullptr;
     ++m_fileIndex;
     m_kernels.clear();
+    m_callBlocks.clear();
+    m_callSitesUnread = false;
+    // A file that cannot be read ahead has no call sites (onSection() says so when it has a
+    // Stack Trace section); a malformed one fails the parse itself at the same line.
+    std::string error;
+    callsites::readCallSites(m_file, m_callSites, error);
+}
+
+// A Stack Trace section that the read-ahead did not see: the input is not a regular file.
+void PerfettoExporter::onSection(atp::SectionKind kind, std::string_view name,
+                                 atp::SourceLocation where) {
+    (void)name;
+    const bool hsa = kind == atp::SectionKind::HsaStackTrace;
+    if (kind != atp::SectionKind::OclStackTrace && !hsa) return;
+    if (m_callSites.hasSection(hsa ? atp::ApiFamily::Hsa : atp::ApiFamily::Ocl)) return;
+    if (m_callSitesUnread) return;
+    m_callSitesUnread = true;
+    m_warnings.add(m_file + ":" + std::to_string(where.line) +
+                   ": call sites are read ahead from regular files only: the API slices of "
+                   "this input have no call_site");
+}
+
+// Every call is looked up, with or without a slice: the index checks the counts at the end.
+std::string_view PerfettoExporter::callSite(atp::ApiFamily family, uint64_t tid, uint64_t index,
+                                            std::string_view api) {
+    return m_callSites.find(m_callBlocks.key(family, tid, index), api);
 }
 
 void PerfettoExporter::onHeader(std::string_view key, std::string_view value,
@@ -186,7 +213,7 @@ void PerfettoExporter::beginSlice(uint64_t tid, uint64_t start, uint64_t end, st
 PerfettoExporter::Track& PerfettoExporter::writeApiSlice(
     uint64_t tid, HostTrack kind, uint64_t& start, uint64_t& end, std::string_view name,
     uint64_t index, std::string_view returnValue, const std::vector<std::string_view>& params,
-    std::string_view comment, uint64_t consecutiveCalls) {
+    std::string_view comment, uint64_t consecutiveCalls, std::string_view callSite) {
     pid();
     Track& track = hostTrack(tid, kind);
     clampSlice(track, start, end);
@@ -198,6 +225,7 @@ PerfettoExporter::Track& PerfettoExporter::writeApiSlice(
     args.string("params", joinParams(params));
     if (!comment.empty()) args.string("comment", comment);
     if (consecutiveCalls > 1) args.number("consecutive calls", consecutiveCalls);
+    if (!callSite.empty()) args.string("call_site", callSite);
     args.close();
     m_event.push_back('}');
     m_writer.events(m_event);
@@ -210,9 +238,11 @@ void PerfettoExporter::onOclApiCall(const atp::OclApiCall& call) {
     uint64_t start = call.start;
     uint64_t end = call.end;
     const Track* track = nullptr;
+    const std::string_view site = callSite(atp::ApiFamily::Ocl, call.tid, call.index, call.name);
     if (atp::hostTimes(call) == atp::Times::Known) {
         track = &writeApiSlice(call.tid, HostTrack::OclApi, start, end, call.name, call.index,
-                               call.returnValue, call.params, call.comment, call.consecutiveCalls);
+                               call.returnValue, call.params, call.comment, call.consecutiveCalls,
+                               site);
     }
     const bool hasSlice = call.hasCommand && atp::deviceTimes(call.command) == atp::Times::Known;
     // Native kernels run host code: a kernel profile has no row for them.
@@ -239,9 +269,10 @@ void PerfettoExporter::onHsaApiCall(const atp::HsaApiCall& call) {
     uint64_t start = call.start;
     uint64_t end = call.end;
     const Track* track = nullptr;
+    const std::string_view site = callSite(atp::ApiFamily::Hsa, call.tid, call.index, call.name);
     if (atp::hostTimes(call) == atp::Times::Known) {
         track = &writeApiSlice(call.tid, HostTrack::HsaApi, start, end, call.name, call.index,
-                               call.returnValue, call.params, {}, 1);
+                               call.returnValue, call.params, {}, 1, site);
     }
     if (!call.hasTransferTimes || atp::transferTimes(call) != atp::Times::Known) return;
     pid();
@@ -338,6 +369,11 @@ void PerfettoExporter::attachProfile() {
 }
 
 void PerfettoExporter::endFile() {
+    for (const callsites::CallSiteProblem& problem : m_callSites.problems()) {
+        m_warnings.add(m_file + (problem.line != 0 ? ":" + std::to_string(problem.line) : "") +
+                       ": " + problem.text);
+    }
+    m_callSites.clear();
     attachProfile();
     writeDeviceCommands();
     if (m_clampedSlices > 0) {

@@ -3,7 +3,9 @@
 // queue one track per kind of command (kernels, memory, other) with extra lanes where
 // commands overlap, and a flow arrow from each enqueue call to its command. A trace given with its
 // kernel profile gets each dispatch's profile row in its kernel slice's arguments
-// (export/profile_attach.h).
+// (export/profile_attach.h). An API call with a call site in the trace's Stack Trace section gets
+// it in its slice's arguments: the section comes after the calls, so it is read ahead
+// (analysis/callsites/call_site_reader.h, docs/export.md#call-sites).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/callsites/call_sites.h"
 #include "export/exporter.h"
 #include "export/profile_attach.h"
 #include "export/split_json_writer.h"
@@ -35,6 +38,8 @@ public:
     }
 
     void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
+    void onSection(atp::SectionKind kind, std::string_view name,
+                   atp::SourceLocation where) override;
     void onOclApiCall(const atp::OclApiCall& call) override;
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
@@ -81,7 +86,9 @@ private:
     Track& writeApiSlice(uint64_t tid, HostTrack kind, uint64_t& start, uint64_t& end,
                          std::string_view name, uint64_t index, std::string_view returnValue,
                          const std::vector<std::string_view>& params, std::string_view comment,
-                         uint64_t consecutiveCalls);
+                         uint64_t consecutiveCalls, std::string_view callSite);
+    std::string_view callSite(atp::ApiFamily family, uint64_t tid, uint64_t index,
+                              std::string_view api);
     void addEnqueuedCommand(DeviceCommand command, const Track* track, uint64_t start,
                             uint64_t end);
     void addDeviceCommand(DeviceCommand command);
@@ -111,6 +118,9 @@ private:
     size_t m_fileIndex = 0;                          // of the next file
     const profile::ProfileCsv* m_profile = nullptr;  // the current file's, if any
     std::vector<TraceKernel> m_kernels;              // its kernel dispatches, in arrival order
+    callsites::CallSiteIndex m_callSites;            // its Stack Trace lines, read ahead
+    callsites::BlockCounter m_callBlocks;
+    bool m_callSitesUnread = false;  // a Stack Trace section the read-ahead did not see
 };
 
 }  // namespace perfmarker::exporter

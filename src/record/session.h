@@ -25,6 +25,7 @@ struct SessionConfig {
     bool keepFragments = false;
     bool hsaDemangle = true;  // HSA kernel names demangled in the .atp
     bool sym = false;         // call sites recorded (docs/call-sites.md)
+    bool mergeAtExit = true;  // false: the launcher merges (and symbolizes)
 };
 
 enum class SessionStatus { Present, Absent, Invalid };

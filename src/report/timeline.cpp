@@ -69,6 +69,8 @@ void TimelineCollector::onFileBegin(std::string_view file) {
     m_inFile = true;
     m_unknown = m_endsBeforeStart = 0;
     m_firstEndsBeforeStart.clear();
+    m_callSites.clear();
+    m_callBlocks.clear();
 }
 
 void TimelineCollector::onHeader(std::string_view key, std::string_view value,
@@ -110,15 +112,18 @@ void TimelineCollector::noteUndrawn() {
 }
 
 // The slice of an API call on its thread's row.
-Item TimelineCollector::apiItem(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
-                                std::string_view returnValue,
+Item TimelineCollector::apiItem(const callsites::CallKey& call, uint64_t start, uint64_t end,
+                                std::string_view name, std::string_view returnValue,
                                 const std::vector<std::string_view>& params) {
     Item api;
     api.start = start;
     api.end = end;
-    api.track = threadTrack(tid);
+    api.track = threadTrack(call.tid);
     api.name = intern(name);
     api.kind = ItemKind::Api;
+    api.hsaCall = call.family == atp::ApiFamily::Hsa;
+    api.callBlock = call.block;
+    api.callIndex = call.index;
     appendDetail(api.details, "return", returnValue);
     appendDetail(api.details, "args", joinParams(params));
     m_lastTime = std::max(m_lastTime, end);
@@ -126,9 +131,9 @@ Item TimelineCollector::apiItem(uint64_t tid, uint64_t start, uint64_t end, std:
 }
 
 void TimelineCollector::onOclApiCall(const atp::OclApiCall& call) {
+    const callsites::CallKey key = m_callBlocks.key(atp::ApiFamily::Ocl, call.tid, call.index);
     if (drawable(call.start, call.end, call.timestampLine)) {
-        Item api =
-            apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params);
+        Item api = apiItem(key, call.start, call.end, call.name, call.returnValue, call.params);
         if (call.consecutiveCalls > 1) {
             appendDetail(api.details, "calls", std::to_string(call.consecutiveCalls));
         }
@@ -167,8 +172,9 @@ void TimelineCollector::onOclApiCall(const atp::OclApiCall& call) {
 }
 
 void TimelineCollector::onHsaApiCall(const atp::HsaApiCall& call) {
+    const callsites::CallKey key = m_callBlocks.key(atp::ApiFamily::Hsa, call.tid, call.index);
     if (drawable(call.start, call.end, call.timestampLine)) {
-        add(apiItem(call.tid, call.start, call.end, call.name, call.returnValue, call.params));
+        add(apiItem(key, call.start, call.end, call.name, call.returnValue, call.params));
     }
     if (!call.hasTransferTimes ||
         !drawable(call.transferStart, call.transferEnd, call.timestampLine)) {
@@ -255,9 +261,41 @@ void TimelineCollector::closeOpenMarkers() {
     }
 }
 
+void TimelineCollector::onSection(atp::SectionKind kind, std::string_view /*name*/,
+                                  atp::SourceLocation where) {
+    if (kind == atp::SectionKind::OclStackTrace)
+        m_callSites.addSection(atp::ApiFamily::Ocl, where.line);
+    if (kind == atp::SectionKind::HsaStackTrace)
+        m_callSites.addSection(atp::ApiFamily::Hsa, where.line);
+}
+
+void TimelineCollector::onStackEntry(const atp::StackEntry& entry) { m_callSites.add(entry); }
+
+// The Stack Trace sections come after the API calls of the file: the calls still on the
+// timeline get their call sites now. (What does not line up is on the Trace Notes table.)
+void TimelineCollector::attachCallSites() {
+    if (!m_callSites.hasSection(atp::ApiFamily::Ocl) &&
+        !m_callSites.hasSection(atp::ApiFamily::Hsa)) {
+        return;
+    }
+    std::unordered_map<uint32_t, uint64_t> tidOfTrack;
+    for (const auto& [tid, track] : m_threadTracks) tidOfTrack.emplace(track, tid);
+    for (Item& item : m_timeline.items) {
+        if (item.kind != ItemKind::Api) continue;
+        const auto thread = tidOfTrack.find(item.track);
+        if (thread == tidOfTrack.end()) continue;  // a call of another file
+        const callsites::CallKey key{item.hsaCall ? atp::ApiFamily::Hsa : atp::ApiFamily::Ocl,
+                                     thread->second, item.callBlock, item.callIndex};
+        appendDetail(item.details, "call site",
+                     m_callSites.find(key, m_timeline.strings[item.name]));
+    }
+    m_callSites.clear();
+}
+
 void TimelineCollector::onFileEnd(std::string_view /*file*/) {
     if (!m_inFile) return;
     closeOpenMarkers();
+    attachCallSites();
     noteUndrawn();
     m_inFile = false;
 }

@@ -4,7 +4,8 @@
 // one or more traces; the number of slices kept is capped so that a huge trace still gives a
 // page a browser can open (markers are kept first, then the longest slices, and the page says
 // how many were left out). Calls and commands without times, or ending before they start, are
-// not drawn (docs/format.md#unknown-times): the page says how many.
+// not drawn (docs/format.md#unknown-times): the page says how many. An API call with a call
+// site in the trace's Stack Trace section gets it in its details (docs/report.md).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/callsites/call_sites.h"
 #include "atp/read/trace_parser.h"
 
 namespace perfmarker::report {
@@ -50,6 +52,11 @@ struct Item {
     std::string details;  // "key=value" lines shown on hover
     ItemKind kind = ItemKind::Api;
     uint16_t depth = 0;  // marker nesting level (0 = outermost)
+    // An API call's place in its section (callsites::CallKey; the tid is its track's), by
+    // which its call site is found at the end of its file.
+    bool hsaCall = false;
+    uint32_t callBlock = 0;
+    uint64_t callIndex = 0;
     uint64_t duration() const { return end > start ? end - start : 0; }
 };
 
@@ -75,6 +82,9 @@ public:
     void onHsaApiCall(const atp::HsaApiCall& call) override;
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
     void onMarker(const atp::MarkerEvent& marker) override;
+    void onSection(atp::SectionKind kind, std::string_view name,
+                   atp::SourceLocation where) override;
+    void onStackEntry(const atp::StackEntry& entry) override;
     void onFileEnd(std::string_view file) override;
 
 private:
@@ -85,8 +95,10 @@ private:
         std::string userString;
     };
 
-    Item apiItem(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
-                 std::string_view returnValue, const std::vector<std::string_view>& params);
+    Item apiItem(const callsites::CallKey& call, uint64_t start, uint64_t end,
+                 std::string_view name, std::string_view returnValue,
+                 const std::vector<std::string_view>& params);
+    void attachCallSites();
     uint32_t threadTrack(uint64_t tid);
     // (API family: 0 OpenCL, 1 HSA, 2 HSA copies; agent; queue). The label is made once.
     using QueueKey = std::tuple<int, uint64_t, uint64_t>;
@@ -118,6 +130,9 @@ private:
     uint64_t m_unknown = 0;
     uint64_t m_endsBeforeStart = 0;
     std::string m_firstEndsBeforeStart;
+    // The current file's Stack Trace lines, and its calls' places in their sections.
+    callsites::CallSiteIndex m_callSites;
+    callsites::BlockCounter m_callBlocks;
 };
 
 // "1.234 ms", "56.7 us", "890 ns": durations for people.

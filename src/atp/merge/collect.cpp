@@ -94,6 +94,13 @@ bool mergeOne(const CollectRequest& request, uint64_t pid, std::string& error) {
     MergeOptions options;
     std::string filterError;
     applySessionToMerge(request.session, header, options, filterError);
+    // Never the in-process writer of applySessionToMerge: these addresses are another process's.
+    options.callSites = request.callSites;
+    if (!options.callSites) {
+        options.callSites = [](const std::string&) -> std::unique_ptr<CallSiteWriter> {
+            return std::make_unique<BareCallSites>();
+        };
+    }
     const long p = static_cast<long>(pid);
     if (request.progress) {
         options.progress = [&request, p](uint64_t done, uint64_t total) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "atp/format/clock_anchors.h"
+#include "atp/write/call_sites.h"
 #include "record/session.h"
 
 namespace perfmarker::atp {
@@ -52,6 +54,9 @@ struct CollectRequest {
     // Bytes merged so far out of the total for one process (may be empty).
     std::function<void(long pid, uint64_t done, uint64_t total)> progress;
     std::function<void()> progressDone;  // after the last process was merged (may be empty)
+    // The writer of the Stack Trace sections' lines (merger.h MergeOptions::callSites); empty:
+    // bare API names (the launcher passes the symbolizing one, atp/symbols).
+    std::function<std::unique_ptr<CallSiteWriter>(const std::string& modulesPath)> callSites;
 };
 
 struct CollectResult {

@@ -531,7 +531,10 @@ bool Merger::run(const std::string& base, const AtpHeader& header, std::string& 
              ": no .atp written");
         return true;
     }
-    if (m_options.callSites) m_callSites = m_options.callSites(m_modulesPath);
+    struct stat modules {};
+    if (m_options.callSites && lstat(m_modulesPath.c_str(), &modules) == 0) {
+        m_callSites = m_options.callSites(m_modulesPath);
+    }
     AtpHeader withPid = header;
     withPid.processId = m_pid;
     withPid.apiCallsLeftOut = builder.stats().droppedLines + hsa.stats().droppedLines;
@@ -541,6 +544,9 @@ bool Merger::run(const std::string& base, const AtpHeader& header, std::string& 
     m_result.hsa = hsa.stats();
     for (const std::string& warning : builder.warnings()) note(m_result.atpPath + ": " + warning);
     for (const std::string& warning : hsa.warnings()) note(m_result.atpPath + ": " + warning);
+    if (m_callSites) {
+        for (const std::string& text : m_callSites->notes()) note(m_result.atpPath + ": " + text);
+    }
     if (m_options.removeInputs) removeInputs();
     finishProgress();
     return true;

@@ -30,9 +30,9 @@ struct MergeOptions {
     // Input bytes read so far and the bytes to read in all (the total can grow once, when the
     // maxApiCalls cut needs one more reading). Called after every file read.
     std::function<void(uint64_t done, uint64_t total)> progress;
-    // The Stack Trace sections (docs/call-sites.md): given the process's modules file
-    // (`<pid>.modules` in the fragments' directory; it may not exist), the writer of its
-    // call-site lines. Null: no
+    // The Stack Trace sections (docs/call-sites.md), written when the process left a modules file
+    // (`<pid>.modules` next to its fragments: the agents write it with PERFMARKER_SYM=1): given
+    // that file, the writer of the call-site lines. Null: no
     // Stack Trace sections.
     std::function<std::unique_ptr<CallSiteWriter>(const std::string& modulesPath)> callSites;
     // Receives each note (truncated fragment, dropped lines, missing device times, ...).

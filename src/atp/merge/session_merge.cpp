@@ -10,6 +10,7 @@
 
 #include "api/api_filter.h"
 #include "atp/merge/agent_registry.h"
+#include "atp/merge/loaded_call_sites.h"
 #include "record/session_files.h"
 
 namespace perfmarker::atp {
@@ -21,6 +22,11 @@ void applySessionToMerge(const record::SessionConfig& session, AtpHeader& header
     options.hsa.maxApiCalls = session.maxApiCalls;
     options.hsa.demangleKernelNames = session.hsaDemangle;
     options.removeInputs = !session.keepFragments;
+    // In the traced process: module and offset from the modules still loaded (the launcher's
+    // collect replaces it with the symbolizing writer).
+    options.callSites = [](const std::string&) -> std::unique_ptr<CallSiteWriter> {
+        return std::make_unique<LoadedModuleCallSites>();
+    };
     if (!session.apiFilterFile.empty()) {
         readApiFilter(session.apiFilterFile, header.clExcludedApis, error);
     }
@@ -63,6 +69,7 @@ bool mergeAtAgentExit(const record::SessionConfig& session, long pid, std::strin
         return false;
     }
     if (!finishLiveAgent(tempDir, pid, tag)) return false;  // another agent merges later
+    if (!session.mergeAtExit) return true;                  // the launcher merges
     AtpHeader header;
     MergeOptions options;
     describeThisProcess(start, header);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "atp/format/stack_lines.h"
 #include "record/api_record.h"
@@ -32,6 +33,9 @@ public:
     // aligned with the API trace).
     virtual void appendLine(std::string& out, std::string_view api,
                             const record::ApiCallView& call) = 0;
+    // What the user should know once the section is written (modules that could not be read,
+    // replaced after the run, ...).
+    virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // The writer that knows no call site: every line is the bare API name.

@@ -388,7 +388,9 @@ bool validateCaptures(const ApiCallView& call, std::string& error) {
         }
         CapturedHead c;
         std::memcpy(&c, call.captures + pos, sizeof c);
-        if (c.argIndex >= call.head.argCount || c.encoding < 1 || c.encoding > 3) {
+        // The call site (record::kCallSiteArg) goes to the Stack Trace section, not this line.
+        const bool callSite = c.argIndex == record::kCallSiteArg;
+        if ((c.argIndex >= call.head.argCount && !callSite) || c.encoding < 1 || c.encoding > 3) {
             error = "capture names no argument or has an unknown encoding";
             return false;
         }

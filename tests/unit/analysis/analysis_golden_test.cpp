@@ -31,6 +31,8 @@ const std::vector<Golden>& goldens() {
     static const std::vector<Golden> list = {
         {"ocl_vecadd", {"atp/ocl_vecadd.atp"}},
         {"ocl_stack", {"atp/ocl_stack.atp"}},
+        // Call sites of both families, in two threads, in the three line forms.
+        {"call_sites", {"atp/call_sites.atp"}},
         {"hsa_reduce", {"atp/hsa_reduce.atp"}},
         {"hsa_kernels_only", {"atp/hsa_kernels_only.atp"}},
         {"legacy_codexl", {"atp/legacy_codexl.atp"}},
