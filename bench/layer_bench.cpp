@@ -3,6 +3,9 @@
 //   NoLayer        clGetPlatformInfo through the ICD loader's entry point into the runtime
 //   LayerPaused    the same call through the layer's wrapper, agent paused (session present)
 //   LayerTracing   the same call through the layer's wrapper, recording (timeout mode)
+//   LayerTracingSym  the same with call sites recorded (PERFMARKER_SYM=1, docs/call-sites.md):
+//                  a second copy of the layer (its own file, so its own state) in its own
+//                  session directory, initialized with the variable set
 //   TwoRdtsc       the floor: two timestamp reads
 //
 // How the layer is put in front of the runtime here, and why that is a fair comparison: the
@@ -54,21 +57,29 @@ std::string makeSessionDir() {
     return {};
 }
 
-// Loads the layer in front of the runtime's table (see the top of the file).
-Setup makeSetup() {
+// Loads the layer in front of the runtime's table (see the top of the file); with `sym`, a copy
+// of the layer's file, so that the two sessions do not share the agent's state.
+Setup makeSetup(bool sym) {
     Setup s;
     s.dir = makeSessionDir();
     setenv("PERFMARKER_OUTPUT", (s.dir + "/bench").c_str(), 1);
     setenv("PERFMARKER_TMPDIR", s.dir.c_str(), 1);
+    setenv("PERFMARKER_SYM", sym ? "1" : "0", 1);
     if (clGetPlatformIDs(1, &s.platform, nullptr) != CL_SUCCESS || s.platform == nullptr) {
         s.error = "no OpenCL platform";
         return s;
     }
     const auto* runtime = *reinterpret_cast<const cl_icd_dispatch* const*>(s.platform);
     // PERFMARKER_LAYER_BENCH_AGENT: another build of the agent, to compare two in turn.
-    const char* path = std::getenv("PERFMARKER_LAYER_BENCH_AGENT");
-    void* agent = dlopen(path != nullptr && *path != '\0' ? path : PERFMARKER_CLTRACEAGENT_PATH,
-                         RTLD_NOW | RTLD_LOCAL);
+    const char* given = std::getenv("PERFMARKER_LAYER_BENCH_AGENT");
+    std::string path = given != nullptr && *given != '\0' ? given : PERFMARKER_CLTRACEAGENT_PATH;
+    if (sym) {
+        const std::string copy = s.dir + "/libCLTraceAgent.so";
+        std::error_code error;
+        std::filesystem::copy_file(path, copy, error);
+        path = copy;
+    }
+    void* agent = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     using InitLayer =
         cl_int (*)(cl_uint, const cl_icd_dispatch*, cl_uint*, const cl_icd_dispatch**);
     auto init = agent ? reinterpret_cast<InitLayer>(dlsym(agent, "clInitLayer")) : nullptr;
@@ -86,7 +97,13 @@ Setup makeSetup() {
 }
 
 Setup& setup() {
-    static Setup s = makeSetup();
+    static Setup s = makeSetup(false);
+    return s;
+}
+
+Setup& symSetup() {
+    setup();  // the plain layer first, so that its session is the one without call sites
+    static Setup s = makeSetup(true);
     return s;
 }
 
@@ -105,10 +122,10 @@ void BM_NoLayer(benchmark::State& state) {
     }
 }
 
-void layerCalls(benchmark::State& state) {
+void layerCalls(benchmark::State& state, const Setup& s = setup()) {
     char name[64];
     size_t size = 0;
-    const cl_icd_dispatch* layer = setup().layer;
+    const cl_icd_dispatch* layer = s.layer;
     for (auto _ : state) {
         benchmark::DoNotOptimize(
             layer->clGetPlatformInfo(setup().platform, CL_PLATFORM_NAME, sizeof name, name, &size));
@@ -128,6 +145,16 @@ void BM_LayerTracing(benchmark::State& state) {
     layerCalls(state);
 }
 
+void BM_LayerTracingSym(benchmark::State& state) {
+    if (!ready(state)) return;
+    if (!symSetup().error.empty()) {
+        state.SkipWithError(symSetup().error.c_str());
+        return;
+    }
+    symSetup().resume();
+    layerCalls(state, symSetup());
+}
+
 void BM_TwoRdtsc(benchmark::State& state) {
 #if defined(__x86_64__) || defined(__i386__)
     for (auto _ : state) {
@@ -143,6 +170,7 @@ BENCHMARK(BM_NoLayer);
 BENCHMARK(BM_LayerPaused);
 // A fixed count: every traced call writes a record (about 130 bytes) to the fragments.
 BENCHMARK(BM_LayerTracing)->Iterations(2000000);
+BENCHMARK(BM_LayerTracingSym)->Iterations(2000000);
 BENCHMARK(BM_TwoRdtsc);
 
 }  // namespace
@@ -150,9 +178,9 @@ BENCHMARK(BM_TwoRdtsc);
 // The session directory goes after the agent's exit flush and unload hook: the program's ELF
 // destructors run after those of the libraries it loaded later.
 __attribute__((destructor)) static void removeSessionDir() {
-    if (setup().dir.empty()) return;
     std::error_code ignored;
-    std::filesystem::remove_all(setup().dir, ignored);
+    if (!setup().dir.empty()) std::filesystem::remove_all(setup().dir, ignored);
+    if (!symSetup().dir.empty()) std::filesystem::remove_all(symSetup().dir, ignored);
 }
 
 int main(int argc, char** argv) {
