@@ -3,16 +3,24 @@
 // merged into one .atp with the real API catalogue, as an agent does at exit and the launcher
 // after the application. Reports nanoseconds per API call and the bytes read and written.
 //
+//   MergeProcess     the merge without call sites
+//   MergeProcessSym  the same calls, each with a call site (docs/call-sites.md) from one of four
+//                    places of this program, symbolized with its debug information as the
+//                    launcher does after `perfmarker trace --sym`
+//
 //   merge_bench [gbench flags]
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "atp/format/module_lines.h"
 #include "atp/merge/merger.h"
+#include "atp/symbols/call_site_lines.h"
 #include "atp_trace_support.h"
 #include "record/fragment.h"
 
@@ -31,7 +39,22 @@ constexpr uint16_t kReadBufferSlot = 48;
 
 // `calls` API calls of thread `tid`, half of them reads with device times, in fragments of
 // about 1 MB as the recorder writes them.
-void writeThread(const std::string& dir, uint64_t tid, uint64_t calls) {
+uint64_t bytesIn(const std::string& dir, const std::string& suffix);
+
+// Four call sites of this program: addresses inside its functions.
+std::vector<Capture> callSite(uint64_t i) {
+    static const uint64_t kSites[] = {reinterpret_cast<uint64_t>(&bytesIn) + 8,
+                                      reinterpret_cast<uint64_t>(&writeFile) + 8,
+                                      reinterpret_cast<uint64_t>(&fragmentBytes) + 8,
+                                      reinterpret_cast<uint64_t>(&deviceTimes) + 8};
+    std::string bytes(16, '\0');
+    const uint64_t site = kSites[i % 4];
+    std::memcpy(bytes.data(), &site, 8);
+    return {Capture{perfmarker::record::kCallSiteArg, perfmarker::record::CaptureEncoding::Bytes,
+                    bytes}};
+}
+
+void writeThread(const std::string& dir, uint64_t tid, uint64_t calls, bool sym) {
     std::vector<Rec> records;
     if (tid == 1) {
         records = {
@@ -49,12 +72,13 @@ void writeThread(const std::string& dir, uint64_t tid, uint64_t calls) {
     };
     for (uint64_t i = 0; i < calls; ++i, t += 100) {
         if (i % 2 == 0) {
-            records.push_back(apiCall(t, t + 10, kFinish, {kQueue}, 0, 0, {}, kFinishSlot));
+            records.push_back(apiCall(t, t + 10, kFinish, {kQueue}, 0, 0,
+                                      sym ? callSite(i) : std::vector<Capture>{}, kFinishSlot));
         } else {
             const uint64_t id = tid << 32 | i;
             records.push_back(apiCall(t, t + 20, kReadBuffer,
-                                      {kQueue, 0xb0, 1, 0, 4096, 0x7fff0, 0, 0, 0}, 0, id, {},
-                                      kReadBufferSlot));
+                                      {kQueue, 0xb0, 1, 0, 4096, 0x7fff0, 0, 0, 0}, 0, id,
+                                      sym ? callSite(i) : std::vector<Capture>{}, kReadBufferSlot));
             records.push_back(deviceTimes(t + 50, id, t + 2, t + 4, t + 6, t + 8, 0x11F3));
         }
         if (records.size() >= 8192) flush();
@@ -74,14 +98,23 @@ uint64_t bytesIn(const std::string& dir, const std::string& suffix) {
     return total;
 }
 
-void BM_MergeProcess(benchmark::State& state) {
+void mergeProcess(benchmark::State& state, bool sym) {
     const uint64_t calls = static_cast<uint64_t>(state.range(0));
     char pattern[] = "/tmp/merge_bench.XXXXXX";
     const std::string dir = mkdtemp(pattern);
-    writeThread(dir, 1, calls / 2);
-    writeThread(dir, 2, calls / 2);
+    writeThread(dir, 1, calls / 2, sym);
+    writeThread(dir, 2, calls / 2, sym);
     const uint64_t input = bytesIn(dir, ".frag");
     MergeOptions options;
+    if (sym) {
+        std::string modules;
+        appendModulesFileHeader(modules);
+        appendLoadedModules(modules);
+        writeFile(dir + "/" + std::to_string(kPid) + std::string(kModulesSuffix), modules);
+        options.callSites = [](const std::string& path) -> std::unique_ptr<CallSiteWriter> {
+            return std::make_unique<perfmarker::symbols::SymbolizingCallSites>(path);
+        };
+    }
     options.formatter = &defaultOclFormatter();
     options.removeInputs = false;
     options.ocl.maxApiCalls = calls * 2;
@@ -104,7 +137,14 @@ void BM_MergeProcess(benchmark::State& state) {
     state.counters["in_MB"] = static_cast<double>(input) / 1e6;
     state.counters["out_MB"] = static_cast<double>(output) / 1e6;
 }
-BENCHMARK(BM_MergeProcess)->Arg(200000)->Unit(benchmark::kMillisecond)->UseRealTime();
+void BM_MergeProcess(benchmark::State& state) { mergeProcess(state, false); }
+void BM_MergeProcessSym(benchmark::State& state) { mergeProcess(state, true); }
+BENCHMARK(BM_MergeProcess)->Arg(200000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MergeProcessSym)
+    ->Arg(200000)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 
