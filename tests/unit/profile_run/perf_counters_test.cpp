@@ -92,7 +92,8 @@ TEST(PerfCounters, CountsCoverEveryThreadOfTheProcess) {
     worker.join();
     const std::vector<uint64_t> after = counters.read();
     ASSERT_EQ(before.size(), 1u);
-    EXPECT_GE(after[0] - before[0], 50'000'000u) << "task-clock of the worker's 50 ms";
+    // The kernel's task-clock and the thread's CPU clock are kept apart: within 10%.
+    EXPECT_GE(after[0] - before[0], 45'000'000u) << "task-clock of the worker's 50 ms";
     // The ended thread is dropped at the next refresh.
     ASSERT_TRUE(counters.refreshThreads(error)) << error;
     EXPECT_EQ(counters.threadCount(), 1u);
