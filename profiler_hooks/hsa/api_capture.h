@@ -29,7 +29,7 @@ struct CallInfo {
     uint64_t startTicks = 0;
     uint64_t enqueueId = 0;  // async copies: matched with their transfer times at merge
     bool succeeded = true;   // outputs are only read after a successful call
-    hooks::CallSite site;    // recorded when its return address is set (PERFMARKER_SYM=1)
+    hooks::CallSite site{};  // recorded when its return address is set (PERFMARKER_SYM=1)
 };
 
 namespace capture {

@@ -30,7 +30,7 @@ struct CallInfo {
     uint64_t enqueueId = 0;
     bool succeeded = false;  // output arrays and query results are captured only on success
     bool recording = false;  // false: passed through without a record (paused, filtered)
-    hooks::CallSite site;    // recorded when its return address is set (PERFMARKER_SYM=1)
+    hooks::CallSite site{};  // recorded when its return address is set (PERFMARKER_SYM=1)
 };
 
 // An argument as the record stores it: pointers by address, integers zero-extended.

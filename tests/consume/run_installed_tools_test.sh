@@ -79,6 +79,12 @@ step "perfmarker trace --hsa from the installed tree (finds the installed HSA ag
 "$prefix/$bindir/perfmarker" trace --hsa -o "$work/h.atp" -- "$app" 65536
 check_vecadd_trace "$work/h.atp"
 
+step "perfmarker trace --sym from the installed tree (call sites symbolized by the launcher)"
+"$prefix/$bindir/perfmarker" trace --sym -o "$work/sym.atp" -- "$app" 65536
+expect_line "$work/sym.atp" "=====ocl Stack Trace Output====="
+grep -q "^clEnqueueNDRangeKernel	" "$work/sym.atp" || fail "$work/sym.atp has no call site of clEnqueueNDRangeKernel"
+echo "ok: trace --sym"
+
 step "perfmarker profile from the installed tree (finds the installed profile layer)"
 "$prefix/$bindir/perfmarker" profile -o "$work/p.csv" --counters task-clock -- "$app" 65536
 expect_line "$work/p.csv" "#API=OpenCL"
