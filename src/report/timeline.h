@@ -51,10 +51,10 @@ struct Item {
     uint32_t name = 0;
     std::string details;  // "key=value" lines shown on hover
     ItemKind kind = ItemKind::Api;
-    uint16_t depth = 0;  // marker nesting level (0 = outermost)
     // An API call's place in its section (callsites::CallKey; the tid is its track's), by
-    // which its call site is found at the end of its file.
+    // which its call site is found at the end of its file. (In this order, the item is packed.)
     bool hsaCall = false;
+    uint16_t depth = 0;  // marker nesting level (0 = outermost)
     uint32_t callBlock = 0;
     uint64_t callIndex = 0;
     uint64_t duration() const { return end > start ? end - start : 0; }

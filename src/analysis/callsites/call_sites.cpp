@@ -47,12 +47,14 @@ CallKey BlockCounter::key(atp::ApiFamily family, uint64_t tid, uint64_t index) {
 
 void CallSiteIndex::clear() { *this = CallSiteIndex{}; }
 
-uint32_t CallSiteIndex::intern(std::string_view text, std::vector<std::string>& strings,
+uint32_t CallSiteIndex::intern(const std::string& text, std::vector<std::string>& strings,
                                std::unordered_map<std::string, uint32_t>& index) {
-    auto [it, inserted] =
-        index.try_emplace(std::string(text), static_cast<uint32_t>(strings.size()));
-    if (inserted) strings.push_back(it->first);
-    return it->second;
+    const auto found = index.find(text);
+    if (found != index.end()) return found->second;
+    const auto id = static_cast<uint32_t>(strings.size());
+    index.emplace(text, id);
+    strings.push_back(text);
+    return id;
 }
 
 void CallSiteIndex::addSection(atp::ApiFamily family, uint64_t line) {
@@ -67,8 +69,30 @@ void CallSiteIndex::add(const atp::StackEntry& entry) {
     const CallKey key = m_lineBlocks.key(entry.family, entry.tid, entry.index);
     Block& block = m_blocks[BlockKey{key.family, key.tid, key.block}];
     if (block.lines.empty()) block.firstLine = entry.line.line;
-    const uint32_t label = intern(callSiteLabel(entry), m_labels, m_labelIndex);
-    block.lines.push_back(Line{label, intern(entry.apiName, m_names, m_nameIndex)});
+    block.lines.push_back(line(entry));
+}
+
+// The key holds each field with its length, so that no two call sites share one.
+CallSiteIndex::Line CallSiteIndex::line(const atp::StackEntry& entry) {
+    m_key.clear();
+    for (const std::string_view field :
+         {std::string_view(entry.symbol), std::string_view(entry.file), entry.address}) {
+        m_key += std::to_string(field.size());
+        m_key += ':';
+        m_key += field;
+    }
+    m_key += std::to_string(entry.sourceLine);
+    Line line{0, 0};
+    const auto found = m_siteIndex.find(m_key);
+    if (found != m_siteIndex.end()) {
+        line.label = found->second;
+    } else {
+        line.label = intern(callSiteLabel(entry), m_labels, m_labelIndex);
+        m_siteIndex.emplace(m_key, line.label);
+    }
+    m_key.assign(entry.apiName);
+    line.api = intern(m_key, m_names, m_nameIndex);
+    return line;
 }
 
 std::string_view CallSiteIndex::find(const CallKey& key, std::string_view api) {

@@ -98,7 +98,9 @@ private:
     using BlockKey = std::tuple<atp::ApiFamily, uint64_t, uint32_t>;
 
     static size_t slot(atp::ApiFamily family) { return family == atp::ApiFamily::Hsa ? 1 : 0; }
-    static uint32_t intern(std::string_view text, std::vector<std::string>& strings,
+    // The ids of a line.
+    Line line(const atp::StackEntry& entry);
+    static uint32_t intern(const std::string& text, std::vector<std::string>& strings,
                            std::unordered_map<std::string, uint32_t>& index);
     void blockProblems(const BlockKey& key, const Block& block,
                        std::vector<CallSiteProblem>& out) const;
@@ -112,6 +114,10 @@ private:
     std::unordered_map<std::string, uint32_t> m_labelIndex{{std::string(), 0}};
     std::vector<std::string> m_names;
     std::unordered_map<std::string, uint32_t> m_nameIndex;
+    // The label of each distinct call site by its fields as read (m_key: the key being
+    // looked up), so that a call site repeated a million times is labelled once.
+    std::unordered_map<std::string, uint32_t> m_siteIndex;
+    std::string m_key;
 };
 
 }  // namespace perfmarker::callsites
