@@ -112,6 +112,16 @@ TEST_F(CallSites, EachNDRangeNamesItsFunctionLineAndFile) {
         EXPECT_EQ(sites[i][2], std::to_string(i < 3 ? three : four));
         EXPECT_TRUE(endsWith(sites[i][3], "callsite_cl_app.c")) << sites[i][3];
     }
+    // The summary's Call Site page names both call sites as file.c:LINE.
+    const ProcessResult summary =
+        runProcess({PERFMARKER_CLI_PATH, "summary", atpPath()}, env(), scratch.path());
+    ASSERT_EQ(summary.exitCode, 0) << summary.err;
+    EXPECT_NE(summary.out.find("callsite_cl_app.c:" + std::to_string(three) + " enqueue_three"),
+              std::string::npos)
+        << summary.out;
+    EXPECT_NE(summary.out.find("callsite_cl_app.c:" + std::to_string(four) + " enqueue_four"),
+              std::string::npos)
+        << summary.out;
     // The modules file went with the fragments: nothing is left beside the trace.
     for (const auto& entry : fs::directory_iterator(scratch.path())) {
         const std::string name = entry.path().filename().string();
