@@ -329,26 +329,13 @@ bool readProfileCsv(std::istream& in, const std::string& file, ProfileCsvInfo& i
     info = ProfileCsvInfo{};
     info.file = file;
     CsvParser parser(file, info, onRow);
-    LineReader lines(in);
-    std::string line;
-    while (lines.next(line)) {
-        if (!parser.line(line, lines.lineNumber(), error)) return false;
-    }
-    if (lines.failed()) {
-        error = file + ": read error after line " + std::to_string(lines.lineNumber());
-        return false;
-    }
-    return parser.finish(error);
+    return feedLines(in, file, parser, error);
 }
 
 bool readProfileCsvFile(const std::string& path, ProfileCsvInfo& info,
                         const DispatchRowHandler& onRow, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = path + ": cannot open: " + std::strerror(errno);
-        return false;
-    }
-    return readProfileCsv(in, path, info, onRow, error);
+    std::ifstream in;
+    return openProfileInput(path, in, error) && readProfileCsv(in, path, info, onRow, error);
 }
 
 bool loadProfileCsv(const std::string& path, ProfileCsv& profile, std::string& error) {

@@ -248,26 +248,13 @@ bool readOccupancy(std::istream& in, const std::string& file, OccupancyInfo& inf
     info = OccupancyInfo{};
     info.file = file;
     OccupancyParser parser(file, info, onRow);
-    LineReader lines(in);
-    std::string line;
-    while (lines.next(line)) {
-        if (!parser.line(line, lines.lineNumber(), error)) return false;
-    }
-    if (lines.failed()) {
-        error = file + ": read error after line " + std::to_string(lines.lineNumber());
-        return false;
-    }
-    return parser.finish(error);
+    return feedLines(in, file, parser, error);
 }
 
 bool readOccupancyFile(const std::string& path, OccupancyInfo& info,
                        const OccupancyRowHandler& onRow, std::string& error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = path + ": cannot open: " + std::strerror(errno);
-        return false;
-    }
-    return readOccupancy(in, path, info, onRow, error);
+    std::ifstream in;
+    return openProfileInput(path, in, error) && readOccupancy(in, path, info, onRow, error);
 }
 
 }  // namespace perfmarker::profile

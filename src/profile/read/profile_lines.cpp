@@ -1,7 +1,9 @@
 #include "profile/read/profile_lines.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 
 namespace perfmarker::profile {
@@ -69,6 +71,13 @@ bool hasProfileExtension(std::string_view path) {
 
 bool isProfileInput(const std::string& path) {
     return hasProfileExtension(path) || detectProfileFile(path) != ProfileFileKind::NotProfile;
+}
+
+bool openProfileInput(const std::string& path, std::ifstream& in, std::string& error) {
+    in.open(path, std::ios::binary);
+    if (in) return true;
+    error = path + ": cannot open: " + std::strerror(errno);
+    return false;
 }
 
 bool LineReader::next(std::string& line) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <istream>
 #include <optional>
 #include <string>
@@ -42,6 +43,26 @@ private:
     std::istream& m_in;
     uint64_t m_line = 0;
 };
+
+// Feeds every line of `in` to `parser` (bool line(text, number, error)), then calls its
+// finish(error): what both profile readers do with a stream. A read error names `file` and the
+// last line read.
+template <typename Parser>
+bool feedLines(std::istream& in, const std::string& file, Parser& parser, std::string& error) {
+    LineReader lines(in);
+    std::string line;
+    while (lines.next(line)) {
+        if (!parser.line(line, lines.lineNumber(), error)) return false;
+    }
+    if (lines.failed()) {
+        error = file + ": read error after line " + std::to_string(lines.lineNumber());
+        return false;
+    }
+    return parser.finish(error);
+}
+
+// Opens `path` for reading; false with "<path>: cannot open: <why>" in `error`.
+bool openProfileInput(const std::string& path, std::ifstream& in, std::string& error);
 
 // `text` without spaces and tabs around it.
 std::string_view trimBlanks(std::string_view text);
