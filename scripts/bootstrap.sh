@@ -16,6 +16,8 @@ packages=(
     libdw-dev        # elfutils: call sites symbolized after the run (src/atp/symbols)
     libpfm4-dev      # perf event names for the profile mode's counters (src/profile/counters)
     libcli11-dev libfmt-dev nlohmann-json3-dev
+    libotf2-trace-dev libopen-trace-format2-dev otf2-tools   # export --format otf2 (docs/otf2.md)
+    libsqlite3-dev sqlite3                                   # export --format sqlite (docs/sqlite.md)
     python3-pyopencl
     clang libclang-rt-14-dev
     chromium

@@ -1,7 +1,9 @@
-// `perfmarker export --format perfetto|vtune|csv TRACE... [PROFILE.csv...] [-o OUT]`: converts
-// traces for other tools through the exporters of src/export (see docs/export.md); the Perfetto
-// export attaches each trace's kernel profile to its kernel slices
+// `perfmarker export --format perfetto|vtune|csv|otf2|sqlite TRACE... [PROFILE.csv...] [-o OUT]`:
+// converts traces for other tools through the exporters of src/export (see docs/export.md); the
+// Perfetto export attaches each trace's kernel profile to its kernel slices
 // (docs/export.md#kernel-profiles).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +13,8 @@
 #include "atp/read/trace_parser.h"
 #include "cli/commands.h"
 #include "export/csv_exporter.h"
+#include "export/db/otf2_exporter.h"
+#include "export/db/sqlite_exporter.h"
 #include "export/perfetto_exporter.h"
 #include "export/vtune_exporter.h"
 #include "profile/read/csv_reader.h"
@@ -27,6 +31,8 @@ struct ExportSettings {
     std::string output;
     double maxFileMb = 256;
     std::string hostname;
+    bool force = false;     // otf2, sqlite: replace an existing output
+    bool progress = false;  // progress on stderr even when it is not a terminal
 };
 
 // The reader's lenient problems, printed as they come (only the first few: a broken trace can
@@ -55,10 +61,16 @@ std::string inputBase(const std::string& input) {
 }
 
 // perfetto: OUT is the .json file (a directory gets <trace>.json in it); vtune and csv: OUT is
-// the base of the file names (a directory gets <trace> as the base).
+// the base of the file names (a directory gets <trace> as the base); sqlite: the database (a
+// directory gets <trace>.db); otf2: OUT is the archive's directory (docs/otf2.md#layout).
 std::string outputPath(const ExportSettings& settings) {
     const std::string base = inputBase(settings.inputs.front());
-    const std::string suffix = settings.format == "perfetto" ? ".json" : "";
+    if (settings.format == "otf2") {
+        return settings.output.empty() ? base + "-otf2" : settings.output;
+    }
+    const std::string suffix = settings.format == "perfetto" ? ".json"
+                               : settings.format == "sqlite" ? ".db"
+                                                             : "";
     if (settings.output.empty()) return base + suffix;
     const bool isDirectory = settings.output.back() == '/' || fs::is_directory(settings.output);
     if (!isDirectory) return settings.output;
@@ -66,8 +78,17 @@ std::string outputPath(const ExportSettings& settings) {
 }
 
 std::unique_ptr<exporter::Exporter> makeExporter(const ExportSettings& settings,
-                                                 std::vector<profile::ProfileCsv> profiles) {
+                                                 std::vector<profile::ProfileCsv> profiles,
+                                                 exporter::db::ExportProgress& progress) {
     const std::string out = outputPath(settings);
+    if (settings.format == "otf2") {
+        return std::make_unique<exporter::db::Otf2Exporter>(
+            exporter::db::Otf2Options{out, settings.force, &progress});
+    }
+    if (settings.format == "sqlite") {
+        return std::make_unique<exporter::db::SqliteExporter>(
+            exporter::db::SqliteOptions{out, settings.force, &progress});
+    }
     if (settings.format == "perfetto") {
         const auto bytes = static_cast<uint64_t>(settings.maxFileMb * 1024 * 1024);
         auto perfetto =
@@ -140,8 +161,39 @@ bool loadProfiles(const std::vector<std::string>& paths,
     return true;
 }
 
+// otf2, sqlite: an existing output is refused before anything is read, unless --force
+// (export/db/db_output.h).
+bool mayWrite(const ExportSettings& settings) {
+    std::string error;
+    const std::string out = outputPath(settings);
+    const bool may =
+        settings.format == "otf2"     ? exporter::db::mayWriteArchive(out, settings.force, error)
+        : settings.format == "sqlite" ? exporter::db::mayWriteFile(out, settings.force, error)
+                                      : true;
+    if (may) return true;
+    std::cerr << "perfmarker export: " << error << "\n"
+              << "perfmarker export: nothing written (existing outputs are unchanged)\n";
+    return false;
+}
+
+// The progress line (docs/export.md#progress): on a terminal, or with --progress.
+std::unique_ptr<exporter::db::ExportProgress> makeProgress(const ExportSettings& settings) {
+    std::vector<uint64_t> sizes;
+    for (const std::string& input : settings.inputs) {
+        std::error_code ignored;
+        const uintmax_t size = fs::file_size(input, ignored);
+        sizes.push_back(ignored ? 0 : static_cast<uint64_t>(size));
+    }
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    return std::make_unique<exporter::db::ExportProgress>(
+        std::move(sizes), settings.progress || terminal ? stderr : nullptr, terminal);
+}
+
 int runTracesExport(const ExportSettings& settings, std::vector<profile::ProfileCsv> profiles) {
-    const std::unique_ptr<exporter::Exporter> output = makeExporter(settings, std::move(profiles));
+    if (!mayWrite(settings)) return kExitFailure;
+    const auto progress = makeProgress(settings);
+    const std::unique_ptr<exporter::Exporter> output =
+        makeExporter(settings, std::move(profiles), *progress);
     // VTune files are per host, each on its own clock; the other formats put every trace on
     // one timeline (atp/read/clock_alignment.h).
     atp::HostAlignment alignment;
@@ -155,6 +207,7 @@ int runTracesExport(const ExportSettings& settings, std::vector<profile::Profile
     ParserWarnings parserWarnings;
     atp::TraceParser parser;
     parser.addListener(aligned);
+    parser.addListener(*progress);  // before the warnings: it ends its line before they print
     parser.addListener(parserWarnings);
     std::string error;
     bool parsed = true;
@@ -162,6 +215,7 @@ int runTracesExport(const ExportSettings& settings, std::vector<profile::Profile
         const std::string& input = settings.inputs[i];
         aligned.setShift(alignment.shiftNs[i]);
         if (!parser.parseFile(input, error)) {
+            progress->finish();
             std::cerr << "perfmarker export: " << error << "\n";
             parsed = false;
             break;
@@ -178,14 +232,20 @@ int runTracesExport(const ExportSettings& settings, std::vector<profile::Profile
     }
     std::string writeError;
     const bool written = output->finish(writeError);
+    progress->finish();
     printWarnings(output->warnings());
     if (!written) {
         std::cerr << "perfmarker export: " << writeError << "\n"
                   << "perfmarker export: nothing written (existing outputs are unchanged)\n";
         return kExitFailure;
     }
+    const auto* counted = dynamic_cast<const exporter::db::CountedExport*>(output.get());
     for (const std::string& file : output->writtenFiles()) {
-        std::cerr << "perfmarker export: wrote " << file << "\n";
+        std::cerr << "perfmarker export: wrote " << file;
+        if (counted != nullptr) {
+            std::cerr << ": " << exporter::db::describeCounts(counted->counts());
+        }
+        std::cerr << "\n";
     }
     return 0;
 }
@@ -204,10 +264,12 @@ int runExport(const ExportSettings& given) {
 Subcommand addExportCommand(CLI::App& app) {
     auto settings = std::make_shared<ExportSettings>();
     CLI::App* command = app.add_subcommand(
-        "export", "Convert traces for Perfetto / chrome://tracing, Intel VTune or spreadsheets");
+        "export",
+        "Convert traces for Perfetto / chrome://tracing, Intel VTune, spreadsheets, HPC trace "
+        "tools (OTF2) or queries (SQLite)");
     command->add_option("--format", settings->format, "Output format")
         ->required()
-        ->check(CLI::IsMember({"perfetto", "vtune", "csv"}));
+        ->check(CLI::IsMember({"perfetto", "vtune", "csv", "otf2", "sqlite"}));
     command
         ->add_option("traces", settings->inputs,
                      "The .atp traces (one process each); perfetto: kernel profile .csv files, "
@@ -216,8 +278,14 @@ Subcommand addExportCommand(CLI::App& app) {
     command
         ->add_option("-o,--output", settings->output,
                      "perfetto: the .json file (default <first trace>.json); vtune, csv: the base "
-                     "of the file names or a directory (default <first trace>)")
+                     "of the file names or a directory (default <first trace>); sqlite: the "
+                     "database (default <first trace>.db); otf2: the archive's directory "
+                     "(default <first trace>-otf2)")
         ->type_name("PATH");
+    command->add_flag("--force", settings->force,
+                      "otf2, sqlite: replace an existing archive or database");
+    command->add_flag("--progress", settings->progress,
+                      "Show progress on stderr even when it is not a terminal");
     command
         ->add_option("--max-file-mb", settings->maxFileMb,
                      "perfetto: split the output into files of at most this size (default 256)")

@@ -1,0 +1,139 @@
+// The OTF2 exporter (docs/otf2.md): one OTF2 archive for all the traces of an export, written
+// with the OTF2 library. Per traced process a location group (host and pid in its name) with a
+// CPU-thread location per host thread (its API calls and markers, nested), and per device an
+// accelerator location group with an accelerator-stream location per command queue (extra
+// lanes where commands overlap). Regions are the API, marker, kernel and command names; the
+// useful fields of each record are attributes of its enter event. Calls and commands without
+// usable times are left out and counted (docs/export.md#unknown-times).
+//
+// Memory: a trace's records are kept until the end of its file (a thread's markers come after
+// its calls in the file), about 64 bytes per record; the events are then written location by
+// location and the memory is freed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "export/db/db_output.h"
+#include "export/db/export_progress.h"
+#include "export/db/interval_nesting.h"
+#include "export/db/otf2_archive.h"
+#include "export/exporter.h"
+
+namespace perfmarker::exporter::db {
+
+struct Otf2Options {
+    std::string archiveDir;  // the archive's directory: <dir>/traces.otf2, <dir>/traces.def, ...
+    bool replace = false;    // replace an existing archive (--force)
+    ExportProgress* progress = nullptr;
+};
+
+class Otf2Exporter : public Exporter, public CountedExport {
+public:
+    explicit Otf2Exporter(Otf2Options options);
+    ~Otf2Exporter() override;
+
+    void onHeader(std::string_view key, std::string_view value, atp::SourceLocation where) override;
+    void onOclApiCall(const atp::OclApiCall& call) override;
+    void onHsaApiCall(const atp::HsaApiCall& call) override;
+    void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
+    // The archive's anchor file (<dir>/traces.otf2) once the archive is in place.
+    std::vector<std::string> writtenFiles() const override;
+    ExportCounts counts() const override { return m_counts; }
+
+    // The attributes of the enter events, in the order they are defined (docs/otf2.md).
+    enum Attribute : uint32_t {
+        kResult,
+        kCallIndex,
+        kCalls,
+        kCommand,
+        kQueue,
+        kThread,
+        kBytes,
+        kGlobalSize,
+        kLocalSize,
+        kKernelHandle,
+        kQueued,
+        kSubmit,
+        kGroup,
+        kUserString,
+        kUnclosed,
+        kAttributeCount
+    };
+
+private:
+    enum class RegionKind : char {
+        OclApi = 'c',
+        HsaApi = 'h',
+        Marker = 'm',
+        Kernel = 'k',
+        HsaKernel = 'd',
+        Transfer = 't',
+        HsaTransfer = 'a',
+        Command = 'o'
+    };
+    struct AttributeValue {
+        uint32_t attribute;
+        Otf2Type type;
+        uint64_t value;  // a number, or a string reference
+    };
+    // Family (OpenCL, HSA, HSA async copies), queue id or index, device.
+    using QueueKey = std::tuple<int, uint64_t, std::string>;
+
+    void beginFile(std::string_view file) override;
+    void writeMarker(const MarkerSpan& span) override;
+    void endFile() override;
+    bool closeOutputs(std::string& error) override;
+    void discardOutputs() override;
+
+    bool ensureOpen();
+    void defineAttributes();
+    uint32_t region(RegionKind kind, std::string_view name, std::string_view group = {});
+    void number(Attribute attribute, uint64_t value);
+    void text(Attribute attribute, std::string_view value);
+    void addInterval(std::vector<Interval>& to, uint64_t start, uint64_t end, uint32_t region,
+                     uint32_t rank, uint32_t firstAttribute);
+    void addOclCommand(const atp::OclApiCall& call);
+    void writeLocation(const std::vector<Interval>& sorted, const std::string& name,
+                       Otf2LocationType type, uint32_t group);
+    uint32_t hostNode();
+    uint32_t acceleratorGroup(const std::string& device, uint32_t processGroup);
+    void writeThreads(uint32_t processGroup, uint64_t pid);
+    void writeMainThread(uint32_t processGroup, uint64_t pid);
+    void writeQueues(uint32_t processGroup);
+
+    Otf2Options m_options;
+    StagedDirectory m_dir;  // declared before the archive: removed after it is closed
+    std::unique_ptr<Otf2Archive> m_archive;
+    bool m_openTried = false;
+    bool m_committed = false;
+    std::string m_error;
+    ExportCounts m_counts;
+    std::unordered_map<std::string, uint32_t> m_regions;  // kind, name, '\0', group
+    std::string m_regionKey;                              // reused for lookups
+    std::map<std::string, uint32_t> m_hostNodes;
+    std::map<std::pair<uint32_t, std::string>, uint32_t> m_deviceNodes;  // host node, device
+    uint32_t m_rootNode = 0;
+    uint64_t m_nextLocation = 0;
+    uint64_t m_firstTime = UINT64_MAX;
+    uint64_t m_lastTime = 0;
+    std::optional<int64_t> m_realtimeOffset;  // of the first trace with clock anchors
+
+    // Per traced file.
+    std::string m_file;
+    std::string m_host;
+    std::string m_processName;  // "<host>:<pid> (<trace>)"
+    std::map<uint64_t, std::vector<Interval>> m_threads;
+    std::map<QueueKey, std::vector<Interval>> m_queues;
+    std::map<std::string, uint32_t> m_accelerators;  // device -> location group
+    std::vector<AttributeValue> m_values;
+};
+
+}  // namespace perfmarker::exporter::db
