@@ -66,7 +66,8 @@ void writeThread(const std::string& dir, uint64_t tid, uint64_t calls, bool sym)
     uint64_t serial = 0;
     uint64_t t = 1000;
     const auto flush = [&] {
-        writeFile(dir + "/" + perfmarker::record::fragmentFileName(kPid, tid, serial++, "ocl"),
+        writeFile(dir + "/" + perfmarker::record::fragmentFileName(kPid, tid * 1000 + serial++,
+                                                                   "ocl"),
                   fragmentBytes(kPid, tid, records));
         records.clear();
     };

@@ -1,6 +1,9 @@
-// Reading per-thread fragment files back (at finalize, and by the merge step after a crash).
+// Reading fragment files back (at finalize, and by the merge step after a crash). A process's
+// recorder writes one file, "<pid>_<n>.<tag>.frag", holding blocks of all its threads
+// (docs/format.md#fragments); a thread's records are its blocks in file order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -10,23 +13,84 @@
 
 namespace perfmarker::record {
 
-struct FragmentInfo {
+struct FragmentFile {
     std::string path;
     uint64_t pid = 0;
-    uint64_t tid = 0;
-    uint64_t serial = 0;  // distinguishes threads that reused a tid
+    uint64_t index = 0;  // the recorder's number in the process
 };
 
-// File name of a fragment: "<pid>_<tid>_<serial>.<tag>.frag".
-std::string fragmentFileName(uint64_t pid, uint64_t tid, uint64_t serial, const std::string& tag);
+// File name of a fragment: "<pid>_<index>.<tag>.frag".
+std::string fragmentFileName(uint64_t pid, uint64_t index, const std::string& tag);
 
-// Lists the fragments of process `pid` with tag `tag` in `dir`, sorted by (tid, serial).
-std::vector<FragmentInfo> listFragments(const std::string& dir, uint64_t pid,
+// Lists the fragment files of process `pid` with tag `tag` in `dir`, sorted by index.
+std::vector<FragmentFile> listFragments(const std::string& dir, uint64_t pid,
                                         const std::string& tag);
 
-// Calls `visit` for every whole record of the fragment. Returns false with `error` when the
-// file cannot be read or is not a fragment; a truncated last record (a crash mid-write) is
-// not an error: `truncated` is set and the records before it are delivered.
+// One thread's records in a fragment file: where its blocks' record bytes lie, in file order.
+struct FragmentStream {
+    std::string path;
+    uint64_t tid = 0;
+    uint64_t serial = 0;
+    struct Extent {
+        uint64_t offset;
+        uint64_t bytes;
+    };
+    std::vector<Extent> extents;
+    uint64_t bytes = 0;  // sum of the extents
+    bool cut = false;    // its last block is cut short (the process died inside write())
+};
+
+// A fragment file mapped for reading: only a regular file of this user, never through a link.
+class MappedFragment {
+public:
+    MappedFragment() = default;
+    ~MappedFragment();
+    MappedFragment(const MappedFragment&) = delete;
+    MappedFragment& operator=(const MappedFragment&) = delete;
+
+    // False with `error` ("<path>: <why>") when the file cannot be read or is not a fragment.
+    bool open(const std::string& path, std::string& error);
+
+    // The threads of the file, sorted by (tid, serial). A block cut short at the end of the file
+    // (the process died inside write()) contributes the bytes that are there; `cut` says so.
+    std::vector<FragmentStream> streams(bool* cut = nullptr) const;
+
+    // Calls `visit` for every whole record of `stream`. A record cut short ends the stream:
+    // `truncated` is set and the records before it have been delivered.
+    void read(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
+              bool* truncated = nullptr) const;
+
+    // Calls `visit` for every whole record of the file in file order, all threads' blocks.
+    void readAll(const std::function<void(const RecordView&)>& visit,
+                 bool* truncated = nullptr) const;
+
+    const std::string& path() const { return m_path; }
+    uint64_t pid() const { return m_pid; }
+
+private:
+    // Counts bytes read; every few megabytes the mapping's pages are given back.
+    void touched(size_t bytes) const;
+
+    std::string m_path;
+    const unsigned char* m_data = nullptr;
+    size_t m_size = 0;
+    uint64_t m_pid = 0;
+    mutable size_t m_touched = 0;
+};
+
+// Every thread of the fragment file `path`, as MappedFragment::streams(). False with `error`
+// when the file cannot be read or is not a fragment.
+bool scanFragment(const std::string& path, std::vector<FragmentStream>& streams, std::string& error,
+                  bool* cut = nullptr);
+
+// Calls `visit` for every whole record of `stream` (mapping its file for the call). False with
+// `error` when the file cannot be read; a record cut short sets `truncated`.
+bool readStream(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
+                std::string& error, bool* truncated = nullptr);
+
+// Calls `visit` for every whole record of the file in file order (all threads' blocks). False
+// with `error` when the file cannot be read or is not a fragment; a truncated end is not an
+// error: `truncated` is set.
 bool readFragment(const std::string& path, const std::function<void(const RecordView&)>& visit,
                   std::string& error, bool* truncated = nullptr);
 

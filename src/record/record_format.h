@@ -1,4 +1,4 @@
-// Binary records: what a thread writes on the hot path, and what per-thread fragment files
+// Binary records: what a thread writes on the hot path, and what the fragment files' blocks
 // hold (timestamps already converted to trace-clock nanoseconds by the writer).
 #pragma once
 
@@ -92,13 +92,24 @@ inline size_t decodeRecord(const unsigned char* p, size_t avail, RecordView& out
     return size;
 }
 
-// Fragment file: this header, then records back to back.
+// Fragment file (docs/format.md#fragments): this header, then blocks. One file per recorder of
+// a process holds the blocks of all its threads, so a short-lived thread costs no file of its own.
 struct FragmentHeader {
     char magic[8];  // kFragmentMagic
     uint64_t pid;
-    uint64_t tid;
+    uint64_t index;  // the recorder's number in the process (the file name's <n>)
 };
-inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '1'};
+inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '2'};
 static_assert(sizeof(FragmentHeader) == 24, "fragment header layout");
+
+// A block: one thread's whole records (`bytes` of them, `records` in number), written by one
+// write so a crash leaves whole blocks plus at most one cut short at the end of the file.
+struct BlockHeader {
+    uint64_t tid;
+    uint64_t serial;   // tells apart threads of the recorder that got the same thread id
+    uint32_t bytes;    // record bytes after this header
+    uint32_t records;
+};
+static_assert(sizeof(BlockHeader) == 24, "block header layout");
 
 }  // namespace perfmarker::record

@@ -5,11 +5,12 @@
 // publishes the new cursor with a release store. No lock, no allocation, no system call.
 //
 // When a chunk is full the thread seals it, hands it to the writer through a lock-free queue
-// (moodycamel, producer token) and takes a recycled chunk from the pool. The writer thread
+// (moodycamel, producer token) and takes a recycled chunk from the pool; a thread that ends
+// hands its last chunk over the same way, so the pool gets it back at once. The writer thread
 // converts tick timestamps to trace-clock nanoseconds in place and, in timeout mode, appends
-// the bytes to the thread's fragment file (so a crash keeps what was flushed), or in cached
-// mode keeps them in memory. Every interval it also flushes the committed part of each
-// thread's current chunk.
+// the bytes as one block to the recorder's fragment file (one file for all threads, so a crash
+// keeps what was flushed), or in cached mode keeps them in memory. Every interval it also
+// flushes the committed part of each thread's current chunk.
 #pragma once
 
 #include <atomic>
@@ -60,7 +61,9 @@ struct alignas(64) Chunk {
     uint32_t capacity = 0;
     uint64_t seq = 0;          // position in the owner's chunk sequence
     ThreadLog* owner = nullptr;
-    bool oversize = false;     // holds one record larger than a pooled chunk; freed, not pooled
+    bool oversize = false;     // not of the pool's size (one large record, or a thread's small
+                               // first chunk at the cap): freed after use, not pooled
+    bool last = false;         // the owner's last chunk: handed over as the thread ended
     uint32_t processed = 0;    // writer only: bytes already converted and flushed
     unsigned char* data() { return reinterpret_cast<unsigned char*>(this) + sizeof(Chunk); }
 };
@@ -74,6 +77,7 @@ struct ThreadLog {
     Chunk* chunk = nullptr;
     uint64_t nextSeq = 0;
     uint64_t userState = 0;  // free for the caller (the marker core keeps the nesting depth)
+    bool sealed = false;     // the thread ended and handed its last chunk over: no more records
     std::unique_ptr<moodycamel::ProducerToken> token;  // for handing full chunks over
     SharedState* state = nullptr;
 
@@ -182,6 +186,11 @@ public:
     // fence to agree with a state change (docs/session.md#finalize-and-recording-threads).
     static void fenceAllThreads();
 
+    // Called as a thread ends (a thread_local destructor) for every log it has: hands the
+    // current chunk to its recorder's writer, which writes it out and returns it to the pool at
+    // once. Nothing happens when the log's recorder is gone or was reset by a fork.
+    static void threadEnded(const std::shared_ptr<ThreadLog>& log);
+
     // Stops the writer and flushes every committed record (into fragments or memory).
     // Records appended concurrently with or after stop() may be dropped; none is torn.
     // Returns false with `error` when a fragment could not be written (the data is then kept
@@ -197,7 +206,7 @@ public:
     // them. False with `error` when a write failed; those records stay in memory.
     bool spillToFragments(std::string& error);
 
-    // After a successful collect() and output: deletes this process's fragment files.
+    // After a successful collect() and output: deletes this recorder's fragment file.
     void removeFragments();
 
     // Test hooks.

@@ -222,15 +222,20 @@ inline std::string encode(const Rec& r) {
     return out;
 }
 
-inline std::string fragmentBytes(uint64_t pid, uint64_t tid, const std::vector<Rec>& records) {
+// A fragment file holding one block: thread `tid`'s records (docs/format.md#fragments).
+inline std::string fragmentBytes(uint64_t pid, uint64_t tid, const std::vector<Rec>& records,
+                                 uint64_t serial = 0) {
     record::FragmentHeader h{};
     std::memcpy(h.magic, record::kFragmentMagic, sizeof h.magic);
     h.pid = pid;
-    h.tid = tid;
+    std::string body;
+    for (const Rec& r : records) body += encode(r);
+    const record::BlockHeader b{tid, serial, static_cast<uint32_t>(body.size()),
+                                static_cast<uint32_t>(records.size())};
     std::string out;
     appendRaw(out, &h, sizeof h);
-    for (const Rec& r : records) out += encode(r);
-    return out;
+    appendRaw(out, &b, sizeof b);
+    return out + body;
 }
 
 inline void writeFile(const std::string& path, const std::string& bytes) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include "atp/format/atp_file_writer.h"
 #include "atp/format/module_lines.h"
@@ -40,10 +41,14 @@ static_assert(static_cast<uint32_t>(RecordKind::MarkerEndEx) ==
 
 constexpr std::string_view kFragmentSuffix = ".frag";
 
+// One thread's records in a fragment file (record/fragment.h), or a fragment file that could
+// not be read (`problem`).
 struct InputFile {
     std::string path;
     uint64_t tid = 0;
     uint64_t bytes = 0;
+    record::FragmentStream stream;
+    std::string problem;      // the file could not be scanned: noted once, left in place
     bool unreadable = false;  // failed on its first reading: skipped from then on, left in place
     bool read = false;
     bool truncationNoted = false;
@@ -77,16 +82,31 @@ bool isMarkerKind(RecordKind kind) {
            kind == RecordKind::MarkerEndEx;
 }
 
+// The threads of every fragment file of `pid` with `tag`, by tid (a tid's streams in file and
+// serial order: threads that reused a tid, one after the other).
 std::vector<InputFile> fragmentsOf(const std::string& dir, uint64_t pid, std::string_view tag) {
     std::vector<InputFile> out;
-    for (const record::FragmentInfo& f : record::listFragments(dir, pid, std::string(tag))) {
-        InputFile file;
-        file.path = f.path;
-        file.tid = f.tid;
-        bool exists = false;
-        file.bytes = fileSize(f.path, exists);
-        out.push_back(std::move(file));
+    for (const record::FragmentFile& f : record::listFragments(dir, pid, std::string(tag))) {
+        std::vector<record::FragmentStream> streams;
+        std::string problem;
+        if (!record::scanFragment(f.path, streams, problem)) {
+            InputFile file;
+            file.path = f.path;
+            file.problem = problem;
+            out.push_back(std::move(file));
+            continue;
+        }
+        for (record::FragmentStream& stream : streams) {
+            InputFile file;
+            file.path = f.path;
+            file.tid = stream.tid;
+            file.bytes = stream.bytes;
+            file.stream = std::move(stream);
+            out.push_back(std::move(file));
+        }
     }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const InputFile& a, const InputFile& b) { return a.tid < b.tid; });
     return out;
 }
 
@@ -149,7 +169,7 @@ private:
     uint64_t m_threads = 0;
 };
 
-// "<digits>_<digits>_<digits>.<tag>.frag" with one of our tags: the pid, else false.
+// "<digits>_<digits>.<tag>.frag" with one of our tags: the pid, else false.
 bool sessionFragmentPid(std::string_view name, uint64_t& pid) {
     if (name.size() <= kFragmentSuffix.size() ||
         name.substr(name.size() - kFragmentSuffix.size()) != kFragmentSuffix) {
@@ -162,11 +182,11 @@ bool sessionFragmentPid(std::string_view name, uint64_t& pid) {
     if (tag != kOclFragmentTag && tag != kHsaFragmentTag && tag != kClPerfMarkerTag &&
         tag != kActivityLoggerTag)
         return false;
-    uint64_t numbers[3] = {0, 0, 0};
+    uint64_t numbers[2] = {0, 0};
     size_t field = 0;
     size_t digits = 0;
     for (const char c : name.substr(0, dot)) {
-        if (c == '_' && digits > 0 && field < 2) {
+        if (c == '_' && digits > 0 && field < 1) {
             ++field;
             digits = 0;
         } else if (c >= '0' && c <= '9' && digits < 19) {
@@ -177,7 +197,7 @@ bool sessionFragmentPid(std::string_view name, uint64_t& pid) {
         }
     }
     pid = numbers[0];
-    return field == 2 && digits > 0;
+    return field == 1 && digits > 0;
 }
 
 // "<digits>.modules": the modules file of a process (docs/call-sites.md).
@@ -261,9 +281,10 @@ bool Merger::readInput(InputFile& file, const RecordVisit& visit, std::string& e
     }
     uint64_t records = 0;
     bool truncated = false;
-    std::string why;
-    const bool ok = record::readFragment(
-        file.path, [&](const RecordView& r) { ++records, visit(r); }, why, &truncated);
+    std::string why = file.problem;
+    const bool ok = why.empty() && record::readStream(
+                                       file.stream, [&](const RecordView& r) { ++records, visit(r); },
+                                       why, &truncated);
     advance(file.bytes);
     if (!ok && !file.read) {
         file.unreadable = true;
@@ -480,17 +501,20 @@ bool Merger::writeAtp(const std::string& path, const AtpHeader& header, OclTrace
 }
 
 void Merger::removeInputs() {
-    std::vector<const std::string*> paths;
+    // A fragment file holds several threads: it goes only when every one of them was merged.
+    std::set<std::string> merged;
+    std::set<std::string> left;
+    const auto sort = [&](const InputFile& f) { (f.unreadable ? left : merged).insert(f.path); };
     for (const std::vector<InputFile>* files : {&m_ocl, &m_hsa}) {
-        for (const InputFile& f : *files) {
-            if (!f.unreadable) paths.push_back(&f.path);
-        }
+        for (const InputFile& f : *files) sort(f);
     }
+    std::vector<const std::string*> paths;
     for (const MarkerSource& source : m_markers) {
-        for (const InputFile& f : source.fragments) {
-            if (!f.unreadable) paths.push_back(&f.path);
-        }
+        for (const InputFile& f : source.fragments) sort(f);
         if (source.finishedUsable) paths.push_back(&source.finished);
+    }
+    for (const std::string& path : merged) {
+        if (left.count(path) == 0) paths.push_back(&path);
     }
     struct stat st {};
     if (!m_modulesPath.empty() && lstat(m_modulesPath.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {

@@ -16,7 +16,7 @@
 
 namespace perfmarker::atp {
 
-// Fragment tags ("<pid>_<tid>_<serial>.<tag>.frag") and finished-file extensions.
+// Fragment tags ("<pid>_<n>.<tag>.frag", record/fragment.h) and finished-file extensions.
 inline constexpr std::string_view kOclFragmentTag = "ocl";
 inline constexpr std::string_view kHsaFragmentTag = "hsa";
 inline constexpr std::string_view kClPerfMarkerTag = "clperfmarker";
@@ -52,7 +52,7 @@ struct MergeResult {
 };
 
 // Merges process `pid`: its OpenCL fragments `<pid>_*.ocl.frag` in `tempDir` (threads in
-// (tid, serial) order; fragments with the same tid form one thread block), and per marker
+// (tid, serial) order; threads with the same tid form one thread block), and per marker
 // library its fragments `<pid>_*.clperfmarker.frag` / `.amdtperfmarker.frag` or, when it has
 // none, the finished `<base>.clperfmarker` / `<base>.amdtperfmarker`
 // (docs/opencl-trace.md#the-merge-step). `<base>` is `outputBase` with ___PID___ replaced by `pid`.

@@ -68,12 +68,15 @@ AgentTrace readAgentTrace(const std::string& directory) {
     std::sort(paths.begin(), paths.end());
     for (const std::string& path : paths) {
         ++trace.fragments;
-        const std::string file = std::filesystem::path(path).filename().string();
-        const uint64_t tid = std::stoull(file.substr(file.find('_') + 1));
+        record::MappedFragment fragment;
         std::string error;
-        if (!record::readFragment(
-                path, [&](const record::RecordView& r) { addRecord(trace, tid, r); }, error)) {
-            trace.error += path + ": " + error + "\n";
+        if (!fragment.open(path, error)) {
+            trace.error += error + "\n";
+            continue;
+        }
+        for (const record::FragmentStream& stream : fragment.streams()) {
+            fragment.read(stream,
+                          [&](const record::RecordView& r) { addRecord(trace, stream.tid, r); });
         }
     }
     return trace;

@@ -331,7 +331,7 @@ TEST_P(CoreTest, FullDiskFailsAndLeavesNoPartialFile) {
             CHILD_EXPECT_EQ(report, core.finalize(), kFailedToOpenOutput);  // still full
             CHILD_EXPECT_EQ(report, exists(output), false);
             // Fragments kept by a failed finalize hold whole records only.
-            for (const record::FragmentInfo& f :
+            for (const record::FragmentFile& f :
                  record::listFragments(fragments, getpid(), fl.extension)) {
                 std::string error;
                 bool truncated = true;

@@ -340,7 +340,13 @@ TEST_P(CoreTest, TimeoutModeStreamsFragmentsAndRemovesThemAtFinalize) {
     ASSERT_EQ(names.size(), 10u);
     for (int i = 0; i < 10; ++i) EXPECT_EQ(names[i], "streamed " + std::to_string(i));
     ASSERT_EQ(record::listFragments(fragments, pid, ext()).size(), 1u);
-    EXPECT_EQ(record::listFragments(fragments, pid, ext())[0].tid, currentTid());
+    std::vector<record::FragmentStream> streams;
+    std::string error;
+    ASSERT_TRUE(record::scanFragment(record::listFragments(fragments, pid, ext())[0].path, streams,
+                                     error))
+        << error;
+    ASSERT_EQ(streams.size(), 1u);
+    EXPECT_EQ(streams[0].tid, currentTid());
     EXPECT_THAT(listDir(dir()), ElementsAre("tmp"));  // nothing beside the output
     ASSERT_EQ(core.finalize(), kSuccess);
     EXPECT_THAT(listDir(fragments), IsEmpty());

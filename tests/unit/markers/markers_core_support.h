@@ -109,7 +109,7 @@ inline const atp::ThreadMarkers* findThread(const atp::PerfmarkerFile& file, uin
 inline size_t countFragmentRecords(const std::string& dir, uint64_t pid, const std::string& tag,
                                    std::vector<std::string>* names = nullptr) {
     size_t count = 0;
-    for (const record::FragmentInfo& f : record::listFragments(dir, pid, tag)) {
+    for (const record::FragmentFile& f : record::listFragments(dir, pid, tag)) {
         std::string error;
         bool truncated = false;
         const bool ok = record::readFragment(

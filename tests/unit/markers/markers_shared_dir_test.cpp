@@ -83,13 +83,13 @@ TEST_P(CoreTest, PlantedLinksAndFilesInSharedDirectoriesAreNeverWritten) {
             _exit(core.finalize() == kSuccess ? 0 : 94);
         }
         close(go[0]);
-        // The child's main thread id is its pid: the names of its first fragments, the old
-        // temporary output, the output itself (hard-linked to a file the other user keeps), and
-        // the first names of its private directory.
+        // The names of the child's fragment file (its number counts the recorders the process
+        // made: every likely one), the old temporary output, the output itself (hard-linked to
+        // a file the other user keeps), and the first names of its private directory.
         const std::string e = ext();
-        for (uint64_t serial = 0; serial < 3; ++serial) {
-            plantLink(victim, tmp + "/" + record::fragmentFileName(pid, pid, serial, e));
-            plantLink(victim, shared + "/" + record::fragmentFileName(pid, pid, serial, e));
+        for (uint64_t index = 0; index < 64; ++index) {
+            plantLink(victim, tmp + "/" + record::fragmentFileName(pid, index, e));
+            plantLink(victim, shared + "/" + record::fragmentFileName(pid, index, e));
         }
         plantLink(victim, base + "." + e + ".tmp" + std::to_string(pid));
         const std::string loot = shared + "/loot-" + mode;

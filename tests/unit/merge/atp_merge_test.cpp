@@ -51,10 +51,12 @@ std::vector<Rec> queueObjects() {
             objectInfo(3, ObjectType::Queue, 0, kQueue, kContext, kDevice)};
 }
 
+// One fragment file per thread here, numbered tid * 10 + serial: the merge puts a tid's threads
+// in file order.
 void writeFragment(const TempDir& dir, uint64_t pid, uint64_t tid, uint64_t serial,
                    const std::string& tag, const std::vector<Rec>& records) {
-    writeFile(dir.file(record::fragmentFileName(pid, tid, serial, tag)),
-              fragmentBytes(pid, tid, records));
+    writeFile(dir.file(record::fragmentFileName(pid, tid * 10 + serial, tag)),
+              fragmentBytes(pid, tid, records, serial));
 }
 
 // A process with three recording threads (one split over two fragments) and a callback thread.
@@ -207,8 +209,8 @@ TEST(Merge, ForeignFilesAreReportedAndNeverTouched) {
     writeOclProcess(dir, kPid);
     writeFragment(dir, 999, 1, 0, "ocl", {apiCall(1, 2, kFinish, {1})});
     writeFragment(dir, 42420, 1, 0, "clperfmarker", {marker(RecordKind::MarkerBegin, 5, "m")});
-    const std::vector<std::string> foreign = {"4242_1.ocl.frag", "4242_1_0.other.frag", "notes.txt",
-                                              "x_1_0.ocl.frag"};
+    const std::vector<std::string> foreign = {"4242_1.other.frag", "4242_1_0.ocl.frag", "notes.txt",
+                                              "x_1.ocl.frag"};
     for (const std::string& name : foreign) writeFile(dir.file(name), "keep me");
 
     SessionDirListing listing;
@@ -220,9 +222,9 @@ TEST(Merge, ForeignFilesAreReportedAndNeverTouched) {
     Merged m = merge(dir, kPid, dir.file("out"));
     ASSERT_TRUE(m.ok) << m.error;
     for (const std::string& name : foreign) EXPECT_EQ(readFile(dir.file(name)), "keep me");
-    EXPECT_TRUE(fs::exists(dir.file("999_1_0.ocl.frag")));
-    EXPECT_TRUE(fs::exists(dir.file("42420_1_0.clperfmarker.frag")));
-    EXPECT_FALSE(fs::exists(dir.file("4242_100_0.ocl.frag")));
+    EXPECT_TRUE(fs::exists(dir.file("999_10.ocl.frag")));
+    EXPECT_TRUE(fs::exists(dir.file("42420_10.clperfmarker.frag")));
+    EXPECT_FALSE(fs::exists(dir.file("4242_1000.ocl.frag")));
     EXPECT_TRUE(m.doc.markers.threads.empty());  // 42420's markers are not 4242's
 
     EXPECT_FALSE(listSessionPids(dir.file("missing"), listing, error));
@@ -248,7 +250,7 @@ TEST(Merge, TruncatedFragmentKeepsItsWholeRecords) {
     for (uint64_t i = 0; i < 4; ++i) records.push_back(apiCall(10 * i, 10 * i + 5, kFinish, {1}));
     std::string bytes = fragmentBytes(kPid, 7, records);
     bytes.resize(bytes.size() - 20);  // the process died inside the last write
-    writeFile(dir.file("4242_7_0.ocl.frag"), bytes);
+    writeFile(dir.file("4242_70.ocl.frag"), bytes);
     std::vector<std::string> notes;
     MergeOptions options;
     options.note = [&notes](const std::string& n) { notes.push_back(n); };
@@ -257,16 +259,16 @@ TEST(Merge, TruncatedFragmentKeepsItsWholeRecords) {
     ASSERT_EQ(m.doc.blocks[SectionKind::OclApiTrace].size(), 1u);
     EXPECT_EQ(m.doc.blocks[SectionKind::OclApiTrace][0].lines.size(), 3u);
     ASSERT_EQ(notes.size(), 1u);  // said once although the fragment is read three times
-    EXPECT_THAT(notes[0], AllOf(HasSubstr("4242_7_0.ocl.frag"), HasSubstr("cut short"),
+    EXPECT_THAT(notes[0], AllOf(HasSubstr("4242_70.ocl.frag"), HasSubstr("cut short"),
                                 HasSubstr("3 whole records")));
-    EXPECT_FALSE(fs::exists(dir.file("4242_7_0.ocl.frag")));
+    EXPECT_FALSE(fs::exists(dir.file("4242_70.ocl.frag")));
 }
 
 TEST(Merge, UnreadableFragmentIsLeftInPlace) {
     TempDir dir;
     writeOclProcess(dir, kPid);
-    writeFile(dir.file("4242_50_0.ocl.frag"), "not a fragment at all, just text");
-    writeFile(dir.file("4242_51_0.ocl.frag"), "");
+    writeFile(dir.file("4242_500.ocl.frag"), "not a fragment at all, just text");
+    writeFile(dir.file("4242_510.ocl.frag"), "");
     std::vector<std::string> notes;
     MergeOptions options;
     options.note = [&notes](const std::string& n) { notes.push_back(n); };
@@ -274,10 +276,10 @@ TEST(Merge, UnreadableFragmentIsLeftInPlace) {
     ASSERT_TRUE(m.ok) << m.error;
     EXPECT_EQ(m.doc.blocks[SectionKind::OclApiTrace].size(), 2u);
     EXPECT_THAT(m.result.kept,
-                ElementsAre(dir.file("4242_50_0.ocl.frag"), dir.file("4242_51_0.ocl.frag")));
+                ElementsAre(dir.file("4242_500.ocl.frag"), dir.file("4242_510.ocl.frag")));
     EXPECT_THAT(notes, Contains(HasSubstr("bad magic")));
     EXPECT_THAT(namesIn(dir.path()),
-                ElementsAre("4242_50_0.ocl.frag", "4242_51_0.ocl.frag", "u.atp"));
+                ElementsAre("4242_500.ocl.frag", "4242_510.ocl.frag", "u.atp"));
 }
 
 TEST(Merge, ProgressIsMonotoneAndEndsComplete) {
@@ -316,7 +318,7 @@ TEST(Merge, NothingToMergeWritesNothing) {
     ASSERT_TRUE(m.ok) << m.error;
     EXPECT_FALSE(m.result.written);
     EXPECT_THAT(m.result.notes, Contains(HasSubstr("no .atp written")));
-    EXPECT_THAT(namesIn(dir.path()), ElementsAre("4242_1_0.ocl.frag"));
+    EXPECT_THAT(namesIn(dir.path()), ElementsAre("4242_10.ocl.frag"));
 }
 
 TEST(Merge, BrokenFinishedMarkerFileIsNotMerged) {

@@ -1,7 +1,6 @@
-// The per-thread recorder: fragments written and removed, fragment read-back, and the listing of
-// fragments. Helpers are in record_recorder_support.h.
-#include "record_recorder_support.h"
-
+// The per-thread recorder: the fragment file written and removed, its blocks read back by
+// thread, and the listing of fragments. Helpers are in record_recorder_support.h.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +9,8 @@
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include "record_recorder_support.h"
 
 namespace perfmarker::record {
 namespace {
@@ -50,12 +51,16 @@ TEST(record_Fragments, WrittenOnFlushNowAndRemoved) {
     auto frags = listFragments(dir.path(), pidNow(), kTag);
     ASSERT_EQ(frags.size(), 1u);
     EXPECT_EQ(frags[0].pid, pidNow());
-    EXPECT_EQ(frags[0].tid, tid);
-    EXPECT_EQ(frags[0].serial, 0u);
-    EXPECT_EQ(frags[0].path, dir.path() + "/" + fragmentFileName(pidNow(), tid, 0, kTag));
+    EXPECT_EQ(frags[0].path, dir.path() + "/" + fragmentFileName(pidNow(), frags[0].index, kTag));
     EXPECT_EQ(fragFilesIn(dir.path()),
-              std::vector<std::string>{std::to_string(pidNow()) + "_" + std::to_string(tid) +
-                                       "_0." + kTag + ".frag"});
+              std::vector<std::string>{std::to_string(pidNow()) + "_" +
+                                       std::to_string(frags[0].index) + "." + kTag + ".frag"});
+    std::vector<FragmentStream> streams;
+    std::string error;
+    ASSERT_TRUE(scanFragment(frags[0].path, streams, error)) << error;
+    ASSERT_EQ(streams.size(), 1u);
+    EXPECT_EQ(streams[0].tid, tid);
+    EXPECT_EQ(streams[0].serial, 0u);
 
     std::vector<std::string> names;
     bool truncated = true;
@@ -167,7 +172,9 @@ TEST(record_ReadFragment, WholeFragment) {
     TempDir dir;
     const std::string path = makeFragment(dir.path(), 10);
     ASSERT_FALSE(path.empty());
-    EXPECT_EQ(fs::file_size(path), sizeof(FragmentHeader) + 10 * recordSize(3, 5, 0));
+    // One block: stop() flushes the chunk once.
+    EXPECT_EQ(fs::file_size(path),
+              sizeof(FragmentHeader) + sizeof(BlockHeader) + 10 * recordSize(3, 5, 0));
     std::vector<std::string> names;
     bool truncated = true;
     EXPECT_EQ(countFragmentRecords(path, &names, &truncated), 10u);
@@ -175,13 +182,19 @@ TEST(record_ReadFragment, WholeFragment) {
     ASSERT_EQ(names.size(), 10u);
     EXPECT_EQ(names[9], "r9x");
 
-    // The header names the process and thread.
+    // The header names the process and the recorder, the block the thread.
     FragmentHeader h{};
+    BlockHeader b{};
     std::ifstream in(path, std::ios::binary);
     in.read(reinterpret_cast<char*>(&h), sizeof h);
+    in.read(reinterpret_cast<char*>(&b), sizeof b);
     EXPECT_EQ(std::memcmp(h.magic, kFragmentMagic, sizeof h.magic), 0);
     EXPECT_EQ(h.pid, pidNow());
-    EXPECT_EQ(h.tid, gettidNow());
+    EXPECT_EQ(h.index, listFragments(dir.path(), pidNow(), kTag).at(0).index);
+    EXPECT_EQ(b.tid, gettidNow());
+    EXPECT_EQ(b.serial, 0u);
+    EXPECT_EQ(b.bytes, 10 * recordSize(3, 5, 0));
+    EXPECT_EQ(b.records, 10u);
 }
 
 TEST(record_ReadFragment, TruncatedMidRecord) {
@@ -200,12 +213,16 @@ TEST(record_ReadFragment, TruncatedMidRecord) {
         ASSERT_EQ(names.size(), 9u);
         EXPECT_EQ(names[8], "r8x");
     }
-    // Cut to the header, and into the first record's header.
-    fs::resize_file(path, sizeof(FragmentHeader) + 10);
-    bool truncated = false;
-    EXPECT_EQ(countFragmentRecords(path, nullptr, &truncated), 0u);
-    EXPECT_TRUE(truncated);
+    // Cut into the first record's header, into the block header, and to the file header.
+    for (size_t at :
+         {sizeof(FragmentHeader) + sizeof(BlockHeader) + 10, sizeof(FragmentHeader) + 10}) {
+        fs::resize_file(path, at);
+        bool truncated = false;
+        EXPECT_EQ(countFragmentRecords(path, nullptr, &truncated), 0u) << at;
+        EXPECT_TRUE(truncated) << at;
+    }
     fs::resize_file(path, sizeof(FragmentHeader));
+    bool truncated = false;
     truncated = true;
     EXPECT_EQ(countFragmentRecords(path, nullptr, &truncated), 0u);
     EXPECT_FALSE(truncated);
@@ -218,7 +235,8 @@ TEST(record_ReadFragment, CorruptRecordStopsReading) {
     // Overwrite the kind of record 5 with an impossible value.
     {
         std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-        f.seekp(static_cast<std::streamoff>(sizeof(FragmentHeader) + 5 * recordSize(3, 5, 0) + 8));
+        f.seekp(static_cast<std::streamoff>(sizeof(FragmentHeader) + sizeof(BlockHeader) +
+                                            5 * recordSize(3, 5, 0) + 8));
         const uint32_t kind = 77;
         f.write(reinterpret_cast<const char*>(&kind), sizeof kind);
     }
@@ -245,7 +263,7 @@ void expectNotAFragment(const std::string& path) {
 
 TEST(record_ReadFragment, BadMagicShortOrMissing) {
     TempDir dir;
-    const std::string bad = dir.path() + "/1_2_0.t.frag";
+    const std::string bad = dir.path() + "/1_2.t.frag";
     writeFile(bad, std::string(200, 'X'));
     expectNotAFragment(bad);
 
@@ -255,7 +273,7 @@ TEST(record_ReadFragment, BadMagicShortOrMissing) {
     {
         std::fstream f(real, std::ios::in | std::ios::out | std::ios::binary);
         f.seekp(7);
-        f.put('2');
+        f.put('9');
     }
     expectNotAFragment(real);
 
@@ -270,30 +288,84 @@ TEST(record_ReadFragment, BadMagicShortOrMissing) {
     expectNotAFragment(dir.path() + "/missing.frag");
 }
 
-TEST(record_ListFragments, MatchesPidAndTagSortedByTidThenSerial) {
+// Threads share the file: each flush writes one block per thread with records, and a thread's
+// blocks read back in order, separately from the other thread's.
+TEST(record_Fragments, ThreadsShareOneFileInBlocks) {
+    TempDir dir;
+    RecorderOptions o = options(FlushMode::Timeout, dir.path());
+    o.intervalMs = 3600000;  // only flushNow() flushes
+    Recorder rec(o);
+    uint64_t otherTid = 0;
+    for (int round = 0; round < 3; ++round) {
+        ThreadLog* log = rec.threadLog();
+        ASSERT_NE(log, nullptr);
+        ASSERT_TRUE(
+            rec.append(log, RecordKind::MarkerBegin, rec.now(), "main" + std::to_string(round)));
+        std::thread([&] {
+            ThreadLog* other = rec.threadLog();
+            ASSERT_NE(other, nullptr);
+            otherTid = gettidNow();
+            for (int i = 0; i < 2; ++i) {
+                ASSERT_TRUE(rec.append(other, RecordKind::MarkerBegin, rec.now(),
+                                       "t" + std::to_string(round) + std::to_string(i)));
+            }
+        }).join();
+        rec.flushNow();
+    }
+    auto frags = listFragments(dir.path(), pidNow(), kTag);
+    ASSERT_EQ(frags.size(), 1u);
+    EXPECT_EQ(countFragmentRecords(frags[0].path), 9u);
+    MappedFragment file;
+    std::string error;
+    ASSERT_TRUE(file.open(frags[0].path, error)) << error;
+    bool cut = true;
+    auto streams = file.streams(&cut);
+    EXPECT_FALSE(cut);
+    // The main thread (serial 0) and three threads that came and went (serials 1-3; the kernel
+    // may give them the same tid).
+    ASSERT_EQ(streams.size(), 4u);
+    std::vector<std::string> mainNames;
+    std::vector<std::string> otherNames;
+    for (const FragmentStream& s : streams) {
+        const bool isMain = s.tid == gettidNow() && s.serial == 0;
+        if (!isMain) {
+            EXPECT_EQ(s.extents.size(), 1u);
+        }
+        file.read(s, [&](const RecordView& r) {
+            (isMain ? mainNames : otherNames).emplace_back(r.str0);
+        });
+    }
+    EXPECT_EQ(mainNames, (std::vector<std::string>{"main0", "main1", "main2"}));
+    std::sort(otherNames.begin(), otherNames.end());
+    EXPECT_EQ(otherNames, (std::vector<std::string>{"t00", "t01", "t10", "t11", "t20", "t21"}));
+    (void)otherTid;
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    EXPECT_EQ(c.recs.size(), 9u);
+    rec.removeFragments();
+    EXPECT_TRUE(fragFilesIn(dir.path()).empty());
+}
+
+TEST(record_ListFragments, MatchesPidAndTagSortedByIndex) {
     TempDir dir;
     const std::string d = dir.path();
     for (const char* name :
-         {"123_5_0.tag.frag", "123_4_1.tag.frag", "123_10_0.tag.frag", "123_4_0.tag.frag",
-          "123_4_12.tag.frag", "123_4_2.tag.frag",
+         {"123_5.tag.frag", "123_4.tag.frag", "123_10.tag.frag",
           // foreign: another pid, another tag, malformed, other suffixes
-          "124_1_0.tag.frag", "12_1_0.tag.frag", "1234_1_0.tag.frag", "123_1_0.other.frag",
-          "123_1_0.tagx.frag", "123_1_0.xtag.frag", "123_1_0.tag.frag.bak", "123_1_0.tag",
-          "123_x_0.tag.frag", "123_1.tag.frag", "123__0.tag.frag", "123_1_0_9.tag.frag",
-          "_123_1_0.tag.frag", "123_1_.tag.frag", "123_1_-1.tag.frag", ".tag.frag", "readme.txt"}) {
+          "124_1.tag.frag", "12_1.tag.frag", "1234_1.tag.frag", "123_1.other.frag",
+          "123_1.tagx.frag", "123_1.xtag.frag", "123_1.tag.frag.bak", "123_1.tag", "123_x.tag.frag",
+          "123.tag.frag", "123_.tag.frag", "123_1_0.tag.frag", "_123_1.tag.frag", "123_-1.tag.frag",
+          ".tag.frag", "readme.txt"}) {
         writeFile(d + "/" + name, "x");
     }
     auto frags = listFragments(d, 123, "tag");
-    std::vector<std::tuple<uint64_t, uint64_t, std::string>> got;
+    std::vector<std::pair<uint64_t, std::string>> got;
     for (const auto& f : frags) {
         EXPECT_EQ(f.pid, 123u);
-        got.emplace_back(f.tid, f.serial, f.path);
+        got.emplace_back(f.index, f.path);
     }
-    const std::vector<std::tuple<uint64_t, uint64_t, std::string>> want = {
-        {4, 0, d + "/123_4_0.tag.frag"}, {4, 1, d + "/123_4_1.tag.frag"},
-        {4, 2, d + "/123_4_2.tag.frag"}, {4, 12, d + "/123_4_12.tag.frag"},
-        {5, 0, d + "/123_5_0.tag.frag"}, {10, 0, d + "/123_10_0.tag.frag"},
-    };
+    const std::vector<std::pair<uint64_t, std::string>> want = {
+        {4, d + "/123_4.tag.frag"}, {5, d + "/123_5.tag.frag"}, {10, d + "/123_10.tag.frag"}};
     EXPECT_EQ(got, want);
 
     EXPECT_EQ(listFragments(d, 124, "tag").size(), 1u);
@@ -303,8 +375,8 @@ TEST(record_ListFragments, MatchesPidAndTagSortedByTidThenSerial) {
 }
 
 TEST(record_ListFragments, FileNameFormat) {
-    EXPECT_EQ(fragmentFileName(12, 34, 5, "clperfmarker"), "12_34_5.clperfmarker.frag");
-    EXPECT_EQ(fragmentFileName(0, 0, 0, "t"), "0_0_0.t.frag");
+    EXPECT_EQ(fragmentFileName(12, 34, "clperfmarker"), "12_34.clperfmarker.frag");
+    EXPECT_EQ(fragmentFileName(0, 0, "t"), "0_0.t.frag");
 }
 
 }  // namespace

@@ -298,7 +298,11 @@ TEST(record_Fork, ChildRecordsOnlyItsOwn) {
     }
     auto frags = listFragments(path, parentPid, kTag);
     ASSERT_EQ(frags.size(), 1u);
-    EXPECT_EQ(frags[0].tid, parentTid);
+    std::vector<FragmentStream> streams;
+    std::string error;
+    ASSERT_TRUE(scanFragment(frags[0].path, streams, error)) << error;
+    ASSERT_EQ(streams.size(), 1u);
+    EXPECT_EQ(streams[0].tid, parentTid);
     rec.removeFragments();
 }
 

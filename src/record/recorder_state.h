@@ -1,0 +1,84 @@
+// The recorder's internals shared by recorder.cpp (the owner threads' slow paths, lifecycle)
+// and recorder_writer.cpp (the writer thread): not part of the recorder's interface.
+#pragma once
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "record/recorder.h"
+
+namespace perfmarker::record {
+
+// Everything a recorder shares between threads. Replaced wholesale in a fork child (the old
+// one may have been mid-update by a thread that does not exist there), never freed while the
+// recorder lives.
+struct SharedState {
+    SharedState(bool useTsc, uint32_t intervalMs, uint64_t fileIndex)
+        : converter(useTsc, std::max<uint64_t>(1000000, uint64_t{intervalMs} * 1000000 / 256)),
+          pid(static_cast<uint64_t>(getpid())),
+          index(fileIndex) {}
+    ~SharedState() {
+        if (fd >= 0) close(fd);
+    }
+
+    // Guards `logs`, `nextSerial` and writer start-up. Taken on thread registration (not on the
+    // hot path) and by the writer to snapshot the thread list.
+    std::mutex registryMutex;
+    std::vector<std::shared_ptr<ThreadLog>> logs;
+    uint64_t nextSerial = 0;
+    std::thread writer;
+    bool writerStarted = false;
+
+    moodycamel::BlockingConcurrentQueue<Chunk*> full;  // sealed chunks, producer -> writer
+    moodycamel::ConcurrentQueue<Chunk*> pool;          // recycled chunks, writer -> producers
+    std::atomic<size_t> allocated{0};
+    std::atomic<bool> stopping{false};
+    std::atomic<bool> stopped{false};
+    std::atomic<size_t> threadCount{0};
+
+    // Guards the writer side: converter, every ThreadLog::writer, `retired` and error state.
+    std::mutex flushMutex;
+    TickConverter converter;
+    std::vector<std::shared_ptr<ThreadLog>> retired;  // exited threads, fully flushed
+    // Every pooled-size chunk ever allocated (freed with the state). Its own lock: an owner
+    // that allocates must never wait for the writer's flush, which holds flushMutex.
+    std::mutex chunksMutex;
+    std::vector<Chunk*> allChunks;
+    bool degraded = false;
+    std::string firstError;
+    uint64_t pid;
+    // The recorder's fragment file (under flushMutex): every thread's blocks, in writing order.
+    uint64_t index;
+    int fd = -1;
+    std::string path;
+    uint64_t fileBytes = 0;
+};
+
+struct ThreadLog::WriterSide {
+    std::vector<Chunk*> pending;  // sealed chunks in sequence order (usually none or one)
+    uint64_t expectedSeq = 0;
+    uint64_t fileRecords = 0;  // records in the fragment file's blocks of this thread
+    std::string memory;        // cached mode, or after a failed fragment write
+    uint64_t memoryRecords = 0;
+    uint64_t lastNs = 0;  // clamp: converted times never go backwards within a thread
+    bool retired = false;
+    // A sealed chunk already written out but maybe still the owner's `current` (the owner
+    // queues a sealed chunk just before publishing its next one): recycled once it is not.
+    Chunk* sealedCurrent = nullptr;
+};
+
+// The first chunk of a thread that starts while the memory cap is reached.
+constexpr size_t kStarterBytes = 4096 - sizeof(Chunk);
+
+// A chunk of `capacity` data bytes, its pages touched; counted in SharedState::allocated.
+Chunk* allocateChunk(SharedState& s, size_t capacity, bool oversize);
+void freeChunk(SharedState& s, Chunk* c);
+
+}  // namespace perfmarker::record

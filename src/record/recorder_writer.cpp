@@ -1,0 +1,304 @@
+#include "record/recorder_writer.h"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "atp/format/safe_files.h"
+#include "record/fragment.h"
+
+namespace perfmarker::record {
+namespace {
+
+// Writes the buffers in order, in as few system calls as the kernel allows.
+bool writeAll(int fd, iovec* parts, int count, std::string& error) {
+    while (count > 0) {
+        const ssize_t w = ::writev(fd, parts, count);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            error = std::strerror(errno);
+            return false;
+        }
+        auto done = static_cast<size_t>(w);
+        while (count > 0 && done >= parts->iov_len) {
+            done -= parts->iov_len;
+            ++parts;
+            --count;
+        }
+        if (count > 0) {
+            parts->iov_base = static_cast<char*>(parts->iov_base) + done;
+            parts->iov_len -= done;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+void RecordWriter::acceptSealed(Chunk* const* chunks, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        if (chunks[i] == nullptr) continue;  // wake-up sentinel
+        ThreadLog* owner = chunks[i]->owner;
+        // The writer thread dequeues outside flushMutex, so a concurrent flushNow() can
+        // route a later chunk of the same thread first: keep pending in sequence order.
+        auto& pending = owner->writer->pending;
+        pending.insert(std::upper_bound(pending.begin(), pending.end(), chunks[i]->seq,
+                                        [](uint64_t seq, const Chunk* c) { return seq < c->seq; }),
+                       chunks[i]);
+        processSealed(*owner);
+    }
+}
+
+void RecordWriter::flushAll() {
+    Chunk* batch[64];
+    while (size_t n = m_s.full.try_dequeue_bulk(batch, 64)) acceptSealed(batch, n);
+    std::vector<std::shared_ptr<ThreadLog>> logs;
+    {
+        std::lock_guard<std::mutex> lock(m_s.registryMutex);
+        logs = m_s.logs;
+    }
+    for (auto& log : logs) {
+        const bool exited = log->exited.load(std::memory_order_acquire);
+        processSealed(*log);
+        Chunk* cur = log->current.load(std::memory_order_acquire);
+        if (cur != nullptr && cur->seq != log->writer->expectedSeq) {
+            // Earlier chunks queued after the drain above (rotate queues, then publishes).
+            while (size_t n = m_s.full.try_dequeue_bulk(batch, 64)) acceptSealed(batch, n);
+            processSealed(*log);
+            cur = log->current.load(std::memory_order_acquire);  // the old one may be reused
+        }
+        if (cur == nullptr || cur->seq != log->writer->expectedSeq) continue;
+        flushSpan(*log, *cur, cur->committed.load(std::memory_order_acquire));
+        if (exited) retire(log, cur);
+    }
+    topUpPool();
+}
+
+void RecordWriter::topUpPool() {
+    constexpr size_t kMaxPoolTarget = 256;
+    const size_t floor = std::max<size_t>(4, m_s.threadCount.load(std::memory_order_relaxed));
+    size_t have = m_s.pool.size_approx();
+    if (have == 0 && m_poolTarget >= floor) {
+        m_poolTarget = std::min(m_poolTarget * 2, std::max(kMaxPoolTarget, floor));
+    }
+    m_poolTarget = std::max(m_poolTarget, floor);
+    while (have < m_poolTarget && m_s.allocated.load(std::memory_order_relaxed) + m_o.chunkBytes <=
+                                      m_o.maxMemoryBytes / 2) {
+        Chunk* c = allocateChunk(m_s, m_o.chunkBytes, false);
+        if (c == nullptr) break;
+        {
+            std::lock_guard<std::mutex> lock(m_s.chunksMutex);
+            m_s.allChunks.push_back(c);
+        }
+        m_s.pool.enqueue(c);
+        ++have;
+    }
+}
+
+bool RecordWriter::spill(ThreadLog& log) {
+    auto& w = *log.writer;
+    if (w.memory.empty()) return true;
+    // Blocks of at most kMaxBlock bytes, cut at record boundaries.
+    constexpr size_t kMaxBlock = size_t{1} << 26;
+    const auto* p = reinterpret_cast<const unsigned char*>(w.memory.data());
+    size_t begin = 0;
+    size_t pos = 0;
+    uint64_t records = 0;
+    RecordView view;
+    while (begin < w.memory.size()) {
+        const size_t n =
+            pos < w.memory.size() ? decodeRecord(p + pos, w.memory.size() - pos, view) : 0;
+        if (n != 0 && (pos + n - begin <= kMaxBlock || pos == begin)) {
+            pos += n;
+            ++records;
+            continue;
+        }
+        if (pos == begin) break;  // not a record: cannot happen, the writer put them there
+        if (!writeBlock(log, p + begin, pos - begin, records)) {
+            w.memory.erase(0, begin);
+            return false;
+        }
+        w.fileRecords += records;
+        w.memoryRecords -= records;
+        begin = pos;
+        records = 0;
+    }
+    w.memory.clear();
+    w.memory.shrink_to_fit();
+    w.memoryRecords = 0;
+    return true;
+}
+
+void RecordWriter::processSealed(ThreadLog& log) {
+    auto& w = *log.writer;
+    releaseSealedCurrent(log);
+    while (!w.pending.empty() && w.pending.front()->seq == w.expectedSeq) {
+        Chunk* c = w.pending.front();
+        w.pending.erase(w.pending.begin());
+        flushSpan(log, *c, c->committed.load(std::memory_order_acquire));
+        ++w.expectedSeq;
+        if (c->last) {
+            retireEnded(log, c);
+            return;
+        }
+        // Recycled now, another thread could take it while this writer still reads it as
+        // the owner's current chunk.
+        if (log.current.load(std::memory_order_acquire) == c) {
+            w.sealedCurrent = c;
+        } else {
+            recycle(c);
+        }
+    }
+}
+
+void RecordWriter::releaseSealedCurrent(ThreadLog& log) {
+    auto& w = *log.writer;
+    if (w.sealedCurrent != nullptr &&
+        log.current.load(std::memory_order_acquire) != w.sealedCurrent) {
+        recycle(w.sealedCurrent);
+        w.sealedCurrent = nullptr;
+    }
+}
+
+void RecordWriter::retire(const std::shared_ptr<ThreadLog>& log, Chunk* cur) {
+    {
+        std::lock_guard<std::mutex> lock(m_s.registryMutex);
+        auto& v = m_s.logs;
+        v.erase(std::remove(v.begin(), v.end(), log), v.end());
+    }
+    log->current.store(nullptr, std::memory_order_relaxed);
+    releaseSealedCurrent(*log);
+    recycle(cur);
+    finishRetiring(log);
+}
+
+void RecordWriter::retireEnded(ThreadLog& log, Chunk* last) {
+    std::shared_ptr<ThreadLog> owned;
+    {
+        std::lock_guard<std::mutex> lock(m_s.registryMutex);
+        auto& v = m_s.logs;
+        auto it =
+            std::find_if(v.begin(), v.end(), [&log](const auto& l) { return l.get() == &log; });
+        if (it == v.end()) return;  // cannot happen: a log is retired once
+        owned = *it;
+        v.erase(it);
+    }
+    log.current.store(nullptr, std::memory_order_relaxed);
+    releaseSealedCurrent(log);
+    recycle(last);
+    finishRetiring(owned);
+}
+
+void RecordWriter::finishRetiring(const std::shared_ptr<ThreadLog>& log) {
+    log->writer->retired = true;
+    log->writer->pending = {};
+    log->token.reset();  // the queue reuses the producer for a new thread
+    m_s.retired.push_back(log);
+    m_s.threadCount.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void RecordWriter::recycle(Chunk* c) {
+    if (c->oversize) {
+        freeChunk(m_s, c);
+        return;
+    }
+    c->owner = nullptr;
+    c->last = false;
+    m_s.pool.enqueue(c);
+}
+
+void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
+    if (end <= c.processed) return;
+    unsigned char* begin = c.data() + c.processed;
+    const size_t bytes = end - c.processed;
+    uint64_t records = 0;
+    for (size_t pos = 0; pos < bytes;) {
+        RecordHeader h;
+        std::memcpy(&h, begin + pos, sizeof h);
+        h.time = m_s.converter.toNs(h.time);
+        // Markers keep their thread's order on the trace clock (the conversion may step
+        // back by a few ns between calibration points). Agent records are appended after
+        // the call they describe and their payloads nest (an API record follows the object
+        // and device-time records made inside the call), so their times are left alone.
+        if (h.kind <= static_cast<uint32_t>(RecordKind::MarkerEndEx)) {
+            h.time = std::max(h.time, log.writer->lastNs);
+            log.writer->lastNs = h.time;
+        }
+        std::memcpy(begin + pos, &h, sizeof h);
+        if (recordHasEndTime(h.kind) && h.len0 >= sizeof(uint64_t)) {
+            unsigned char* endField = begin + pos + sizeof h;
+            uint64_t endTime;
+            std::memcpy(&endTime, endField, sizeof endTime);
+            endTime = std::max(m_s.converter.toNs(endTime), h.time);
+            std::memcpy(endField, &endTime, sizeof endTime);
+        }
+        pos += recordSize(h.len0, h.len1, h.len2);
+        ++records;
+    }
+    c.processed = end;
+    auto& w = *log.writer;
+    if (m_o.mode == FlushMode::Timeout && !m_s.degraded && writeBlock(log, begin, bytes, records)) {
+        w.fileRecords += records;
+        return;
+    }
+    w.memory.append(reinterpret_cast<const char*>(begin), bytes);
+    w.memoryRecords += records;
+}
+
+bool RecordWriter::writeBlock(ThreadLog& log, const unsigned char* p, size_t n, uint64_t records) {
+    std::string error;
+    if (m_s.fd < 0 && !openFragment(error)) return fail(m_s.path, error);
+    BlockHeader h{log.tid, log.serial, static_cast<uint32_t>(n), static_cast<uint32_t>(records)};
+    iovec parts[2] = {{&h, sizeof h}, {const_cast<unsigned char*>(p), n}};
+    if (!writeAll(m_s.fd, parts, 2, error)) {
+        // Cut back to whole blocks, and write the next block there, not after a hole.
+        if (ftruncate(m_s.fd, static_cast<off_t>(m_s.fileBytes)) != 0 ||
+            lseek(m_s.fd, static_cast<off_t>(m_s.fileBytes), SEEK_SET) < 0) {
+            error += std::string(" (and cutting it back failed: ") + std::strerror(errno) + ")";
+        }
+        return fail(m_s.path, error);
+    }
+    m_s.fileBytes += sizeof h + n;
+    return true;
+}
+
+bool RecordWriter::openFragment(std::string& error) {
+    m_s.path = m_o.fragmentDir + "/" + fragmentFileName(m_s.pid, m_s.index, m_o.fragmentTag);
+    // New files only, never through a link (atp/format/safe_files.h). The directory is the
+    // process's own: a file already there is a dead process's with the same pid.
+    m_s.fd = atp::createNewFile(m_s.path, 0600);
+    if (m_s.fd < 0 && errno == EEXIST && unlink(m_s.path.c_str()) == 0) {
+        m_s.fd = atp::createNewFile(m_s.path, 0600);
+    }
+    if (m_s.fd < 0) {
+        error = std::strerror(errno);
+        return false;
+    }
+    FragmentHeader h{};
+    std::memcpy(h.magic, kFragmentMagic, sizeof h.magic);
+    h.pid = m_s.pid;
+    h.index = m_s.index;
+    iovec part{&h, sizeof h};
+    if (!writeAll(m_s.fd, &part, 1, error)) {
+        close(m_s.fd);
+        m_s.fd = -1;
+        unlink(m_s.path.c_str());
+        return false;
+    }
+    m_s.fileBytes = sizeof h;
+    return true;
+}
+
+bool RecordWriter::fail(const std::string& path, const std::string& error) {
+    if (!m_s.degraded) {
+        m_s.degraded = true;
+        m_s.firstError = "cannot write fragment " + path + ": " + error;
+        std::fprintf(stderr, "perfmarker: %s; keeping records in memory\n", m_s.firstError.c_str());
+    }
+    return false;
+}
+}  // namespace perfmarker::record

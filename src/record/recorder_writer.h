@@ -1,0 +1,66 @@
+// The recorder's writer (recorder.h): routes sealed chunks to their threads in sequence order,
+// converts their timestamps to trace-clock nanoseconds, and appends them as blocks to the
+// recorder's fragment file (timeout mode) or keeps them in memory (cached mode, or after a
+// failed write); it also keeps the chunk pool topped up and retires threads that ended. Used
+// under SharedState::flushMutex, by the writer thread and by flushes from other threads.
+#pragma once
+
+#include <cstddef>
+
+#include "record/recorder_state.h"
+
+namespace perfmarker::record {
+
+class RecordWriter {
+public:
+    RecordWriter(SharedState& s, const RecorderOptions& o) : m_s(s), m_o(o) {}
+
+    // Routes sealed chunks to their owners' pending lists and flushes what is in order.
+    void acceptSealed(Chunk* const* chunks, size_t n);
+
+    // Flushes every thread's committed records and retires exited threads.
+    void flushAll();
+
+    // Keeps chunks ready so owners rarely allocate (and page-fault) themselves. The target
+    // starts at one per thread (at least 4) and doubles whenever the writer finds the pool
+    // drained, up to kMaxPoolTarget chunks (16 MB of 64 KB chunks) and half the memory cap: a
+    // bursty producer gets a deeper pool, one that outruns the writer for good does not get
+    // more memory, since more would not help.
+    void topUpPool();
+
+    // Appends the records a thread holds in memory to its fragment file (see
+    // Recorder::spillToFragments). False when the write failed; the records stay in memory.
+    bool spill(ThreadLog& log);
+
+private:
+    void processSealed(ThreadLog& log);
+
+    void releaseSealedCurrent(ThreadLog& log);
+
+    void retire(const std::shared_ptr<ThreadLog>& log, Chunk* cur);
+
+    // A thread that ended handed over its last chunk `last`, now written out: its log leaves
+    // the registry and every chunk it had goes back to the pool.
+    void retireEnded(ThreadLog& log, Chunk* last);
+
+    void finishRetiring(const std::shared_ptr<ThreadLog>& log);
+
+    void recycle(Chunk* c);
+
+    // Converts records [c.processed, end) to nanoseconds in place and writes them out.
+    void flushSpan(ThreadLog& log, Chunk& c, uint32_t end);
+
+    // Appends one block of the thread's records to the fragment file. A failed write is cut
+    // back, so the file holds whole blocks only; the caller then keeps the records in memory.
+    bool writeBlock(ThreadLog& log, const unsigned char* p, size_t n, uint64_t records);
+
+    bool openFragment(std::string& error);
+
+    bool fail(const std::string& path, const std::string& error);
+
+    SharedState& m_s;
+    const RecorderOptions& m_o;
+    size_t m_poolTarget = 0;
+};
+
+}  // namespace perfmarker::record
