@@ -247,6 +247,10 @@ int runTracesExport(const ExportSettings& settings, std::vector<profile::Profile
         }
         std::cerr << "\n";
     }
+    for (const std::string& file : output->removedFiles()) {
+        std::cerr << "perfmarker export: removed " << file
+                  << " (a part of an earlier, larger export to the same name)\n";
+    }
     return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "atp/read/staged_output.h"
 #include "atp/read/trace_parser.h"
 #include "cli/commands.h"
+#include "cli/spooled_input.h"
 #include "profile/read/profile_lines.h"
 
 namespace perfmarker::cli {
@@ -46,8 +47,15 @@ bool readInputs(const SummarySettings& settings, analysis::TraceSummary& summary
     parser.addListener(warnings);
     for (const std::string& trace : settings.traces) {
         std::string error;
-        const bool read = profile::isProfileInput(trace) ? profiles.addFile(trace, error)
-                                                         : parser.parseFile(trace, error);
+        // A pipe (/dev/stdin) is read from a copy: the reader reads an input more than once.
+        SpooledInput input;
+        if (!input.open(trace, error)) {
+            std::cerr << kPrefix << error << "\n";
+            return false;
+        }
+        const std::string& path = input.readPath();
+        const bool read = profile::isProfileInput(path) ? profiles.addFile(path, error)
+                                                        : parser.parseFile(path, trace, error);
         if (read) continue;
         // The reader's messages start with "<file>:<line>:"; make sure the file is named.
         if (error.rfind(trace, 0) != 0) error = trace + ": " + error;

@@ -26,6 +26,8 @@ public:
     void abandon();
     // The files written so far, in the order they were created.
     virtual std::vector<std::string> writtenFiles() const = 0;
+    // Files of an earlier export that finish() removed (Perfetto's stale parts).
+    virtual std::vector<std::string> removedFiles() const { return {}; }
     const WarningLog& warnings() const { return m_warnings; }
 
     void onFileBegin(std::string_view file) final;

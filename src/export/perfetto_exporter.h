@@ -45,6 +45,7 @@ public:
     void onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) override;
     void onMarker(const atp::MarkerEvent& marker) override;
     std::vector<std::string> writtenFiles() const override { return m_writer.files(); }
+    std::vector<std::string> removedFiles() const override { return m_writer.removedFiles(); }
 
 private:
     // A track is a tid of the file's process. Slices on it never overlap or cross: `floor` is

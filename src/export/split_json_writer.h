@@ -26,15 +26,21 @@ public:
     void metadata(std::string_view event);
     // Ends the last part and puts every part in place (each renamed over its file). False with
     // `error` on the first error: the parts are then removed and the files stay as they were.
+    // After success, removes the parts an earlier, larger export of the same path left beyond
+    // this one's last (removedFiles(); docs/export.md#splitting).
     bool finish(std::string& error);
     // Removes every part written so far: the files stay as they were.
     void discard();
     const std::vector<std::string>& files() const { return m_files; }
+    // The stale parts finish() removed: "<stem>-N<ext>" with N past this export's last part,
+    // each a regular file of this user that starts as part N of a perfmarker export does.
+    const std::vector<std::string>& removedFiles() const { return m_removed; }
 
     static std::string partPath(const std::string& path, size_t partIndex);
 
 private:
     void startPart();
+    void removeStaleParts();
     void endPart();
     void append(std::string_view text);
     void flushBuffer();
@@ -43,6 +49,7 @@ private:
     std::string m_path;
     uint64_t m_maxBytes;
     std::vector<std::string> m_files;
+    std::vector<std::string> m_removed;
     std::string m_metadata;  // comma separated, for the next part's start
     // The parts, put in place together by finish(); m_file is the last, being written.
     std::vector<std::unique_ptr<OutputFile>> m_parts;

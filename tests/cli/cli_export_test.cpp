@@ -102,6 +102,49 @@ TEST_F(ExportCli, PerfettoDefaultOutputAndSplit) {
     EXPECT_NE(split.err.find("wrote " + m_scratch.path() + "/s-2.json"), std::string::npos);
 }
 
+// A smaller export to the same name removes the parts of the earlier, larger one that it does not
+// write itself, and says so; files that only look like parts (another user's name pattern, a
+// leading zero, a file that is not one of our parts, a link) stay (docs/export.md#splitting).
+TEST_F(ExportCli, PerfettoRemovesStalePartsOfAnEarlierLargerExport) {
+    const std::string trace = fixture("ocl_vecadd.atp");
+    const std::string dir = m_scratch.path() + "/parts";
+    fs::create_directories(dir);
+    const ProcessResult large =
+        run({"--format", "perfetto", "--max-file-mb", "0.002", trace, "-o", dir + "/s.json"});
+    ASSERT_EQ(large.exitCode, 0) << large.err;
+    size_t parts = 1;
+    while (fs::exists(dir + "/s-" + std::to_string(parts + 1) + ".json")) ++parts;
+    ASSERT_GE(parts, 4u) << large.err;
+    // Look-alikes that are not stale parts of this export.
+    const std::string lookalikes[] = {dir + "/s-07.json", dir + "/s-97.json", dir + "/s-3.json.bak",
+                                      dir + "/s-x.json"};
+    for (const std::string& file : lookalikes) std::ofstream(file) << "mine\n";
+    fs::create_symlink(dir + "/s-2.json", dir + "/s-99.json");
+
+    const ProcessResult small =
+        run({"--format", "perfetto", "--max-file-mb", "0.004", trace, "-o", dir + "/s.json"});
+    ASSERT_EQ(small.exitCode, 0) << small.err;
+    size_t now = 1;
+    while (readFile(dir + "/s-" + std::to_string(now + 1) + ".json")
+               .find("\"part\":" + std::to_string(now + 1)) != std::string::npos)
+        ++now;
+    ASSERT_GE(now, 2u);
+    ASSERT_LT(now, parts);
+    for (size_t n = now + 1; n <= parts; ++n) {
+        const std::string stale = dir + "/s-" + std::to_string(n) + ".json";
+        EXPECT_FALSE(fs::exists(stale)) << stale;
+        EXPECT_NE(small.err.find("removed " + stale), std::string::npos) << small.err;
+    }
+    for (const std::string& file : lookalikes) EXPECT_EQ(readFile(file), "mine\n") << file;
+    EXPECT_TRUE(fs::is_symlink(dir + "/s-99.json"));
+
+    // One part only: every part of the earlier export goes.
+    const ProcessResult single = run({"--format", "perfetto", trace, "-o", dir + "/s.json"});
+    ASSERT_EQ(single.exitCode, 0) << single.err;
+    EXPECT_FALSE(fs::exists(dir + "/s-2.json"));
+    EXPECT_NE(single.err.find("removed " + dir + "/s-2.json"), std::string::npos) << single.err;
+}
+
 TEST_F(ExportCli, VtuneAndCsvIntoADirectory) {
     const std::string trace = fixture("ocl_vecadd.atp");
     const std::string dir = m_scratch.path() + "/out";

@@ -86,6 +86,28 @@ TEST_F(Summary, MissingTraceNamesTheFile) {
     EXPECT_EQ(result.out, "");  // nothing half-written
 }
 
+// A trace through a pipe (docs/summary.md#reading-from-a-pipe): the same pages as from the file
+// (the reader reads the API sections again, from the copy), and errors name /dev/stdin.
+TEST_F(Summary, TraceFromAPipe) {
+    const auto piped = [&](const std::string& producer, const std::string& args) {
+        return runProcess({"/bin/sh", "-c", producer + " | '" + kPerfmarker + "' summary " + args},
+                          {}, m_scratch.path());
+    };
+    const ProcessResult csv = piped("cat '" + kVecadd + "'", "/dev/stdin --format csv");
+    EXPECT_EQ(csv.exitCode, 0) << csv.err;
+    EXPECT_EQ(csv.out, readFile(kFixtures + "/golden/summary/ocl_vecadd.csv"));
+    EXPECT_EQ(csv.err, "");
+
+    const ProcessResult bad = piped("cat '" + kFixtures + "/atp/bad_count.atp'", "/dev/stdin");
+    EXPECT_EQ(bad.exitCode, 1);
+    EXPECT_NE(bad.err.find("perfmarker summary: /dev/stdin:41: expected"), std::string::npos)
+        << bad.err;
+    const ProcessResult empty = piped("printf ''", "/dev/stdin");
+    EXPECT_EQ(empty.exitCode, 1);
+    EXPECT_NE(empty.err.find("/dev/stdin: not a trace: the file is empty"), std::string::npos)
+        << empty.err;
+}
+
 TEST_F(Summary, MalformedTraceNamesFileAndLine) {
     const std::string bad = kFixtures + "/atp/bad_count.atp";
     const ProcessResult result = run({bad});

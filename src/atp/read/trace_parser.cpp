@@ -280,7 +280,7 @@ std::unique_ptr<ChunkedSource> openFile(const std::string& path, std::string_vie
                                         int64_t offset, uint64_t firstLine, std::string& error) {
     auto fd = std::make_shared<FileDescriptor>(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd->get() < 0 || (offset > 0 && ::lseek(fd->get(), offset, SEEK_SET) != offset)) {
-        error = path + ": cannot open: " + std::generic_category().message(errno);
+        error = std::string(name) + ": cannot open: " + std::generic_category().message(errno);
         return nullptr;
     }
     auto read = [fd](char* data, size_t size) { return readSome(fd->get(), data, size); };
@@ -584,12 +584,16 @@ void TraceParser::setReadAhead(uint64_t minBytes) { m_impl->readAheadBytes = min
 void TraceParser::setTakeLines(bool on) { m_impl->takeLines = on; }
 
 bool TraceParser::parseFile(const std::string& path, std::string& error) {
-    std::unique_ptr<ChunkedSource> source = openFile(path, path, 0, 1, error);
+    return parseFile(path, path, error);
+}
+
+bool TraceParser::parseFile(const std::string& path, std::string_view name, std::string& error) {
+    std::unique_ptr<ChunkedSource> source = openFile(path, name, 0, 1, error);
     if (!source) return false;
-    Reopen reopen = [&path](int64_t offset, uint64_t firstLine, std::string& err) {
-        return openFile(path, path, offset, firstLine, err);
+    Reopen reopen = [&path, name](int64_t offset, uint64_t firstLine, std::string& err) {
+        return openFile(path, name, offset, firstLine, err);
     };
-    Context context(path, m_impl->listeners, reopen, m_impl->readAheadBytes);
+    Context context(name, m_impl->listeners, reopen, m_impl->readAheadBytes);
     return m_impl->run(*source, context, error);
 }
 

@@ -182,6 +182,9 @@ public:
     // `error` naming the file, the line and what was expected at the first malformed line;
     // the listeners have then seen every record before it.
     bool parseFile(const std::string& path, std::string& error);
+    // The same, naming the input `name` in errors and to the listeners (a copy of an input
+    // read from a pipe is read under the name the user gave).
+    bool parseFile(const std::string& path, std::string_view name, std::string& error);
     // The same for a stream that cannot be reopened (paired sections are then buffered).
     bool parseStream(std::istream& in, std::string_view name, std::string& error);
     // From memory (fuzzing, tests); paired sections are read again from the buffer.
