@@ -372,11 +372,26 @@ bool parseBegin(std::string_view rest, Marker& marker, std::string& what) {
            parseTimestamp(nextToken(rest), marker, what) && parseGroupAndUser(rest, marker, what);
 }
 
+// Timestamp, name and group, one token each, then an optional last "user=" token; further tokens
+// are ignored, as the original reader ignored them (its writer did not escape the spaces of
+// these names: docs/format.md#leniencies).
 bool parseEndEx(std::string_view rest, Marker& marker, std::string& what) {
     marker.kind = MarkerKind::EndEx;
-    return parseTimestamp(nextToken(rest), marker, what) &&
-           parseName(nextToken(rest), "the timestamp", marker, what) &&
-           parseGroupAndUser(rest, marker, what);
+    if (!parseTimestamp(nextToken(rest), marker, what) ||
+        !parseName(nextToken(rest), "the timestamp", marker, what)) {
+        return false;
+    }
+    const std::string_view group = nextToken(rest);
+    if (group.empty()) {
+        what = "expected a group name, got the end of the line";
+        return false;
+    }
+    appendUnescapedToken(marker.group, group);
+    const std::string_view last = lastToken(trim(rest));
+    if (startsWith(last, kUserPrefix)) {
+        appendUnescapedToken(marker.userString, last.substr(kUserPrefix.size()));
+    }
+    return true;
 }
 
 // Tokens after an End timestamp are ignored, as the original reader did.

@@ -106,7 +106,7 @@ TEST(PerfmarkerReader, LegacyCodeXLFixture) {
     EXPECT_EQ(m[2].timestampNs, 1200u);
     EXPECT_EQ(m[3].kind, MarkerKind::EndEx);
     EXPECT_EQ(m[3].name, "Frame1&Done<ok>");  // original EndEx: unescaped
-    EXPECT_EQ(m[3].group, "Render Pass");
+    EXPECT_EQ(m[3].group, "Render");  // one token of group, as the original reader took it
     EXPECT_EQ(m[3].line, 10u);
     EXPECT_EQ(m[4].name, std::string(60, 'A'));
     EXPECT_EQ(m[4].timestampNs, 4000u);
@@ -168,17 +168,21 @@ TEST(PerfmarkerReader, UserTokenOnlyWhenLast) {
     EXPECT_EQ(marker.group, "g user=a more");
     EXPECT_EQ(marker.userString, "");
     EXPECT_EQ(parseOne("clBeginPerfMarker n 1 user=g").group, "user=g");
+    // An end with rename takes one token of group, as the original reader did.
     const Marker withExtras = parseOne("clEndPerfMarkerEx 1 n my old group user=x&nbsp;y");
-    EXPECT_EQ(withExtras.group, "my old group");
+    EXPECT_EQ(withExtras.group, "my");
     EXPECT_EQ(withExtras.userString, "x y");
 }
 
-TEST(PerfmarkerReader, OldEndExWithSpacesInTheNameIsLossyButAccepted) {
-    // The original writer did not escape EndEx names; the split is ambiguous and we keep the
-    // first token as the name, like the original reader.
+TEST(PerfmarkerReader, OldEndExWithSpacesInTheNameReadsAsTheOriginalReaderDid) {
+    // The original writer did not escape EndEx names; the original reader took the first token
+    // as the name and the next as the group, and ignored the rest.
     const Marker marker = parseOne("clEndPerfMarkerEx   9   Frame 42 Done   Render");
+    EXPECT_EQ(marker.kind, MarkerKind::EndEx);
+    EXPECT_EQ(marker.timestampNs, 9u);
     EXPECT_EQ(marker.name, "Frame");
-    EXPECT_EQ(marker.group, "42 Done Render");
+    EXPECT_EQ(marker.group, "42");
+    EXPECT_EQ(marker.userString, "");
 }
 
 TEST(PerfmarkerReader, EndIgnoresExtraTokens) {
