@@ -402,9 +402,21 @@ bool Recorder::collect(RecordVisitor& visitor, std::string& error) {
         visitor.onThread(tid, count);
         for (ThreadLog* log : logs) {
             auto& w = *log->writer;
-            auto stream = streams.find({log->tid, log->serial});
-            if (w.fileRecords > 0 && stream != streams.end()) {
-                file.read(stream->second, [&visitor](const RecordView& r) { visitor.onRecord(r); });
+            if (w.fileRecords > 0 && ok) {
+                // Exactly the records the writer put there: anything else is a damaged file.
+                uint64_t read = 0;
+                auto stream = streams.find({log->tid, log->serial});
+                if (stream != streams.end()) {
+                    file.read(stream->second, [&](const RecordView& r) {
+                        if (read++ < w.fileRecords) visitor.onRecord(r);
+                    });
+                }
+                if (read != w.fileRecords) {
+                    ok = false;
+                    error = s->path + ": thread " + std::to_string(log->tid) + " has " +
+                            std::to_string(read) + " records in the fragment, " +
+                            std::to_string(w.fileRecords) + " were written";
+                }
             }
             const auto* p = reinterpret_cast<const unsigned char*>(w.memory.data());
             RecordView view;

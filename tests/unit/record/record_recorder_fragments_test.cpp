@@ -346,6 +346,31 @@ TEST(record_Fragments, ThreadsShareOneFileInBlocks) {
     EXPECT_TRUE(fragFilesIn(dir.path()).empty());
 }
 
+// A fragment file damaged behind the recorder's back (here cut short) fails collect() with the
+// path and the thread, instead of delivering fewer records than the thread announced.
+TEST(record_Fragments, DamagedFileFailsCollect) {
+    TempDir dir;
+    RecorderOptions o = options(FlushMode::Timeout, dir.path());
+    o.intervalMs = 3600000;
+    Recorder rec(o);
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    for (int i = 0; i < 10; ++i) {
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "r" + std::to_string(i)));
+    }
+    std::string error;
+    ASSERT_TRUE(rec.stop(error)) << error;
+    const auto frags = listFragments(dir.path(), pidNow(), kTag);
+    ASSERT_EQ(frags.size(), 1u);
+    fs::resize_file(frags[0].path, fs::file_size(frags[0].path) - 40);
+    Collector c;
+    EXPECT_FALSE(rec.collect(c, error));
+    EXPECT_NE(error.find(frags[0].path), std::string::npos) << error;
+    EXPECT_NE(error.find("thread " + std::to_string(gettidNow())), std::string::npos) << error;
+    EXPECT_LT(c.recs.size(), 10u);
+    rec.removeFragments();
+}
+
 TEST(record_ListFragments, MatchesPidAndTagSortedByIndex) {
     TempDir dir;
     const std::string d = dir.path();
