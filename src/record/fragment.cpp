@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,34 +42,20 @@ bool parseFragmentName(const std::string& name, const std::string& tag, Fragment
            pos == stem.size();
 }
 
-// Walks the blocks of a mapped fragment: `block` gets each header, its record bytes' offset and
-// the bytes that are there (fewer than the header says for a block cut short at the end). False
-// when the file ends inside a block or a block header (the process died inside write()).
-template <typename Block>
-bool walkBlocks(const unsigned char* data, size_t size, Block&& block) {
-    size_t pos = sizeof(FragmentHeader);
-    while (pos + sizeof(BlockHeader) <= size) {
-        BlockHeader h;
-        std::memcpy(&h, data + pos, sizeof h);
-        pos += sizeof h;
-        const size_t have = std::min<size_t>(h.bytes, size - pos);
-        block(h, pos, have);
-        if (have < h.bytes) return false;
-        pos += have;
+// The most record bytes read at once: reading takes bounded memory however long the trace.
+constexpr size_t kWindowBytes = size_t{1} << 20;
+
+bool readAt(int fd, void* into, size_t bytes, uint64_t offset) {
+    auto* p = static_cast<unsigned char*>(into);
+    while (bytes > 0) {
+        const ssize_t n = ::pread(fd, p, bytes, static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        bytes -= static_cast<size_t>(n);
+        offset += static_cast<uint64_t>(n);
     }
-    return pos == size;
-}
-
-// Pages read are given back as the reading goes on: the file's pages are in the page cache
-// anyway, and the reader's memory stays bounded however long the trace
-// (docs/format.md#fragments).
-constexpr size_t kReleaseBytes = size_t{4} << 20;
-
-void releasePages(const unsigned char* from, const unsigned char* to) {
-    static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t begin = reinterpret_cast<uintptr_t>(from) & ~(page - 1);
-    const uintptr_t end = reinterpret_cast<uintptr_t>(to) & ~(page - 1);
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    return true;
 }
 
 }  // namespace
@@ -97,69 +82,64 @@ std::vector<FragmentFile> listFragments(const std::string& dir, uint64_t pid,
     return out;
 }
 
-void MappedFragment::touched(size_t bytes) const {
-    m_touched += bytes;
-    if (m_touched < kReleaseBytes) return;
-    releasePages(m_data, m_data + m_size);
-    m_touched = 0;
+FragmentReader::~FragmentReader() {
+    if (m_fd >= 0) close(m_fd);
 }
 
-MappedFragment::~MappedFragment() {
-    if (m_data != nullptr) munmap(const_cast<unsigned char*>(m_data), m_size);
-}
-
-bool MappedFragment::open(const std::string& path, std::string& error) {
+bool FragmentReader::open(const std::string& path, std::string& error) {
     m_path = path;
     // Only our own regular files: a name in a shared directory could be anyone's.
-    const int fd = atp::openOwnFile(path);
-    if (fd < 0) {
+    m_fd = atp::openOwnFile(path);
+    if (m_fd < 0) {
         error = path + ": " +
                 (errno == EPERM || errno == ELOOP ? std::string("not a file of this user, not read")
                                                   : std::string(std::strerror(errno)));
         return false;
     }
     struct stat st {};
-    fstat(fd, &st);
-    const auto size = static_cast<size_t>(st.st_size);
-    if (size < sizeof(FragmentHeader)) {
-        close(fd);
+    fstat(m_fd, &st);
+    m_size = static_cast<uint64_t>(st.st_size);
+    FragmentHeader h{};
+    if (m_size < sizeof h) {
         error = path + ": not a fragment (too short)";
         return false;
     }
-    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
+    if (!readAt(m_fd, &h, sizeof h, 0)) {
         error = path + ": " + std::strerror(errno);
         return false;
     }
-    m_data = static_cast<const unsigned char*>(map);
-    m_size = size;
-    if (std::memcmp(m_data, kFragmentMagic, sizeof kFragmentMagic) != 0) {
+    if (std::memcmp(h.magic, kFragmentMagic, sizeof kFragmentMagic) != 0) {
         error = path + ": not a fragment (bad magic)";
         return false;
     }
-    FragmentHeader h;
-    std::memcpy(&h, m_data, sizeof h);
     m_pid = h.pid;
     return true;
 }
 
-std::vector<FragmentStream> MappedFragment::streams(bool* cut) const {
-    if (cut != nullptr) *cut = false;
+template <typename Block>
+bool FragmentReader::walkBlocks(Block&& block) const {
+    uint64_t pos = sizeof(FragmentHeader);
+    while (pos + sizeof(BlockHeader) <= m_size) {
+        BlockHeader h;
+        if (!readAt(m_fd, &h, sizeof h, pos)) return false;
+        pos += sizeof h;
+        const uint64_t have = std::min<uint64_t>(h.bytes, m_size - pos);
+        block(h, pos, have);
+        if (have < h.bytes) return false;
+        pos += have;
+    }
+    return pos == m_size;
+}
+
+std::vector<FragmentStream> FragmentReader::streams(bool* cut) const {
     std::map<std::pair<uint64_t, uint64_t>, FragmentStream> byThread;
-    const bool whole =
-        walkBlocks(m_data, m_size, [&](const BlockHeader& h, size_t offset, size_t have) {
-            touched(sizeof h + have);
-            FragmentStream& s = byThread[{h.tid, h.serial}];
-            s.cut = s.cut || have < h.bytes;
-            if (have == 0) return;
-            if (!s.extents.empty() && s.extents.back().offset + s.extents.back().bytes == offset) {
-                s.extents.back().bytes += have;
-            } else {
-                s.extents.push_back({offset, have});
-            }
-            s.bytes += have;
-        });
+    const bool whole = walkBlocks([&](const BlockHeader& h, uint64_t offset, uint64_t have) {
+        FragmentStream& s = byThread[{h.tid, h.serial}];
+        s.cut = s.cut || have < h.bytes;
+        if (have == 0) return;
+        s.extents.push_back({offset, have});
+        s.bytes += have;
+    });
     if (cut != nullptr) *cut = !whole;
     std::vector<FragmentStream> out;
     out.reserve(byThread.size());
@@ -172,52 +152,63 @@ std::vector<FragmentStream> MappedFragment::streams(bool* cut) const {
     return out;
 }
 
-void MappedFragment::read(const FragmentStream& stream,
+void FragmentReader::read(const FragmentStream& stream,
                           const std::function<void(const RecordView&)>& visit,
                           bool* truncated) const {
     if (truncated != nullptr) *truncated = stream.cut;
     RecordView view;
     for (const FragmentStream::Extent& e : stream.extents) {
-        if (e.offset > m_size || e.bytes > m_size - e.offset) {
-            if (truncated != nullptr) *truncated = true;  // the file shrank since the scan
-            return;
-        }
-        const unsigned char* p = m_data + e.offset;
-        size_t released = 0;
-        for (size_t pos = 0; pos < e.bytes;) {
-            const size_t n = decodeRecord(p + pos, e.bytes - pos, view);
-            if (n == 0) {
-                if (truncated != nullptr) *truncated = true;
+        // The extent in windows; a record cut by a window's end moves to the next window's start.
+        uint64_t done = 0;  // bytes of the extent delivered as whole records
+        size_t have = 0;    // bytes of the extent after `done` in the buffer
+        size_t window = kWindowBytes;
+        while (done < e.bytes) {
+            const size_t want = static_cast<size_t>(std::min<uint64_t>(window, e.bytes - done));
+            if (m_buffer.size() < want) m_buffer.resize(want);
+            if (have < want &&
+                !readAt(m_fd, m_buffer.data() + have, want - have, e.offset + done + have)) {
+                if (truncated != nullptr) *truncated = true;  // the file shrank since the scan
                 return;
             }
-            visit(view);
-            pos += n;
-            if (pos - released >= kReleaseBytes) {
-                releasePages(p + released, p + pos);
-                released = pos;
+            have = want;
+            size_t pos = 0;
+            for (size_t n; pos < have; pos += n) {
+                n = decodeRecord(m_buffer.data() + pos, have - pos, view);
+                if (n == 0) break;
+                visit(view);
             }
+            if (pos == 0) {
+                if (want == e.bytes - done) {  // not a whole record, and no more bytes
+                    if (truncated != nullptr) *truncated = true;
+                    return;
+                }
+                window *= 2;  // one record larger than the window
+                continue;
+            }
+            std::memmove(m_buffer.data(), m_buffer.data() + pos, have - pos);
+            have -= pos;
+            done += pos;
         }
-        touched(e.bytes - released);
     }
+    if (m_buffer.size() > kWindowBytes) std::vector<unsigned char>().swap(m_buffer);
 }
 
-void MappedFragment::readAll(const std::function<void(const RecordView&)>& visit,
+void FragmentReader::readAll(const std::function<void(const RecordView&)>& visit,
                              bool* truncated) const {
     if (truncated != nullptr) *truncated = false;
     bool cut = false;
-    const bool whole =
-        walkBlocks(m_data, m_size, [&](const BlockHeader&, size_t offset, size_t have) {
-            if (cut) return;
-            FragmentStream block;
-            block.extents.push_back({offset, have});
-            read(block, visit, &cut);
-        });
+    const bool whole = walkBlocks([&](const BlockHeader&, uint64_t offset, uint64_t have) {
+        if (cut) return;
+        FragmentStream block;
+        block.extents.push_back({offset, have});
+        read(block, visit, &cut);
+    });
     if (truncated != nullptr) *truncated = cut || !whole;
 }
 
 bool scanFragment(const std::string& path, std::vector<FragmentStream>& streams, std::string& error,
                   bool* cut) {
-    MappedFragment file;
+    FragmentReader file;
     if (!file.open(path, error)) return false;
     streams = file.streams(cut);
     return true;
@@ -225,7 +216,7 @@ bool scanFragment(const std::string& path, std::vector<FragmentStream>& streams,
 
 bool readStream(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
                 std::string& error, bool* truncated) {
-    MappedFragment file;
+    FragmentReader file;
     if (!file.open(stream.path, error)) return false;
     file.read(stream, visit, truncated);
     return true;
@@ -233,7 +224,7 @@ bool readStream(const FragmentStream& stream, const std::function<void(const Rec
 
 bool readFragment(const std::string& path, const std::function<void(const RecordView&)>& visit,
                   std::string& error, bool* truncated) {
-    MappedFragment file;
+    FragmentReader file;
     if (!file.open(path, error)) return false;
     file.readAll(visit, truncated);
     return true;

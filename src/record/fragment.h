@@ -40,13 +40,15 @@ struct FragmentStream {
     bool cut = false;    // its last block is cut short (the process died inside write())
 };
 
-// A fragment file mapped for reading: only a regular file of this user, never through a link.
-class MappedFragment {
+// A fragment file opened for reading: only a regular file of this user, never through a link.
+// Records are read a window (1 MB) at a time into one buffer: reading takes bounded memory
+// however long the trace.
+class FragmentReader {
 public:
-    MappedFragment() = default;
-    ~MappedFragment();
-    MappedFragment(const MappedFragment&) = delete;
-    MappedFragment& operator=(const MappedFragment&) = delete;
+    FragmentReader() = default;
+    ~FragmentReader();
+    FragmentReader(const FragmentReader&) = delete;
+    FragmentReader& operator=(const FragmentReader&) = delete;
 
     // False with `error` ("<path>: <why>") when the file cannot be read or is not a fragment.
     bool open(const std::string& path, std::string& error);
@@ -68,22 +70,24 @@ public:
     uint64_t pid() const { return m_pid; }
 
 private:
-    // Counts bytes read; every few megabytes the mapping's pages are given back.
-    void touched(size_t bytes) const;
+    // Calls `block(header, offset of its records, bytes of them present)` for every block; false
+    // when the file ends inside a block or block header.
+    template <typename Block>
+    bool walkBlocks(Block&& block) const;
 
     std::string m_path;
-    const unsigned char* m_data = nullptr;
-    size_t m_size = 0;
+    int m_fd = -1;
+    uint64_t m_size = 0;
     uint64_t m_pid = 0;
-    mutable size_t m_touched = 0;
+    mutable std::vector<unsigned char> m_buffer;
 };
 
-// Every thread of the fragment file `path`, as MappedFragment::streams(). False with `error`
+// Every thread of the fragment file `path`, as FragmentReader::streams(). False with `error`
 // when the file cannot be read or is not a fragment.
 bool scanFragment(const std::string& path, std::vector<FragmentStream>& streams, std::string& error,
                   bool* cut = nullptr);
 
-// Calls `visit` for every whole record of `stream` (mapping its file for the call). False with
+// Calls `visit` for every whole record of `stream` (opening its file for the call). False with
 // `error` when the file cannot be read; a record cut short sets `truncated`.
 bool readStream(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
                 std::string& error, bool* truncated = nullptr);

@@ -381,7 +381,7 @@ bool Recorder::collect(RecordVisitor& visitor, std::string& error) {
     }
     for (auto& log : s->retired) byTid[log->tid].push_back(log.get());
     // The fragment file's blocks, by thread.
-    MappedFragment file;
+    FragmentReader file;
     std::map<std::pair<uint64_t, uint64_t>, FragmentStream> streams;
     bool ok = true;
     if (s->fd >= 0) {

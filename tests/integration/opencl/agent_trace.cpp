@@ -68,7 +68,7 @@ AgentTrace readAgentTrace(const std::string& directory) {
     std::sort(paths.begin(), paths.end());
     for (const std::string& path : paths) {
         ++trace.fragments;
-        record::MappedFragment fragment;
+        record::FragmentReader fragment;
         std::string error;
         if (!fragment.open(path, error)) {
             trace.error += error + "\n";

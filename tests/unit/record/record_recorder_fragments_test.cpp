@@ -315,7 +315,7 @@ TEST(record_Fragments, ThreadsShareOneFileInBlocks) {
     auto frags = listFragments(dir.path(), pidNow(), kTag);
     ASSERT_EQ(frags.size(), 1u);
     EXPECT_EQ(countFragmentRecords(frags[0].path), 9u);
-    MappedFragment file;
+    FragmentReader file;
     std::string error;
     ASSERT_TRUE(file.open(frags[0].path, error)) << error;
     bool cut = true;
