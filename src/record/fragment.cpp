@@ -45,6 +45,16 @@ bool parseFragmentName(const std::string& name, const std::string& tag, Fragment
 // The most record bytes read at once: reading takes bounded memory however long the trace.
 constexpr size_t kWindowBytes = size_t{1} << 20;
 
+// False when the record starting at `p` (`have` bytes of it read) cannot be a whole record within
+// `left` bytes: an unknown kind, or longer than what is left. True when it may be.
+bool fitsIn(const unsigned char* p, size_t have, uint64_t left) {
+    if (have < sizeof(RecordHeader)) return true;
+    RecordHeader h;
+    std::memcpy(&h, p, sizeof h);
+    return isKnownRecordKind(h.kind) && recordSize(h.len0, h.len1, h.len2) <= left &&
+           uint64_t{h.len0} + h.len1 + h.len2 <= left;
+}
+
 bool readAt(int fd, void* into, size_t bytes, uint64_t offset) {
     auto* p = static_cast<unsigned char*>(into);
     while (bytes > 0) {
@@ -178,11 +188,12 @@ void FragmentReader::read(const FragmentStream& stream,
                 visit(view);
             }
             if (pos == 0) {
-                if (want == e.bytes - done) {  // not a whole record, and no more bytes
+                // Not a whole record: cut short at the end, damaged, or larger than the window.
+                if (want == e.bytes - done || !fitsIn(m_buffer.data(), have, e.bytes - done)) {
                     if (truncated != nullptr) *truncated = true;
                     return;
                 }
-                window *= 2;  // one record larger than the window
+                window *= 2;
                 continue;
             }
             std::memmove(m_buffer.data(), m_buffer.data() + pos, have - pos);

@@ -146,6 +146,7 @@ ThreadLog* Recorder::threadLogSlow() {
     auto log = std::make_shared<ThreadLog>();
     log->state = s;
     log->tid = currentTid();
+    log->recorderId = id;
     log->token = std::make_unique<moodycamel::ProducerToken>(s->full);
     if (!rotate(log.get(), 0)) return nullptr;
     {
@@ -196,8 +197,9 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
             // The full chunk goes to the writer first (and stops being current), so that every
             // thread waiting here gives one back: the wait ends for any number of threads.
             if (log->chunk != nullptr) {
-                handOver();
+                // Not current first, so the writer recycles the chunk as soon as it is written.
                 log->current.store(nullptr, std::memory_order_release);
+                handOver();
             }
             if (s->stopped.load(std::memory_order_acquire)) {
                 log->base = nullptr;
@@ -207,7 +209,13 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
     }
-    if (fresh == nullptr) return false;
+    if (fresh == nullptr) {
+        if (log->chunk == nullptr) {  // handed over above: nothing of it may be written again
+            log->base = nullptr;
+            log->cursor = log->limit = 0;
+        }
+        return false;
+    }
     fresh->seq = log->nextSeq++;
     fresh->owner = log;
     fresh->last = false;
@@ -223,22 +231,31 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
 }
 
 void Recorder::threadEnded(const std::shared_ptr<ThreadLog>& log) {
-    // Under g_liveMutex: the recorder is not destroyed, nor reset by a fork, meanwhile.
+    // The main thread's thread_local objects go first in exit(), before the atexit handlers and
+    // static destructors, which may still record: its log stays open, and the exit flush (or
+    // finalize) writes its chunk.
+    if (log->tid == static_cast<uint64_t>(getpid())) return;
+    // Under g_liveMutex: the recorder is not destroyed, nor reset by a fork, meanwhile. Its id
+    // (never reused, unlike the address of a state) says the log is still its.
     std::lock_guard<std::mutex> lock(g_liveMutex);
-    SharedState* s = log->state;
     const auto& live = liveRecorders();
-    const bool ours = std::any_of(live.begin(), live.end(), [s](const Recorder* r) {
-        return r->m_state.load(std::memory_order_acquire) == s;
+    const bool ours = std::any_of(live.begin(), live.end(), [&log](const Recorder* r) {
+        return r->m_id.load(std::memory_order_acquire) == log->recorderId &&
+               r->m_state.load(std::memory_order_acquire) == log->state;
     });
-    if (!ours || log->chunk == nullptr || s->stopping.load(std::memory_order_acquire)) {
+    const bool handOver =
+        ours && log->chunk != nullptr && !log->state->stopping.load(std::memory_order_acquire);
+    if (handOver) {
+        // The writer retires the log when it has written this chunk, and recycles it then.
+        log->chunk->last = true;
+        log->state->full.enqueue(*log->token, log->chunk);
+        log->chunk = nullptr;
+    } else {
         // The writer retires the log at its next flush of all threads.
         log->exited.store(true, std::memory_order_release);
-        return;
     }
-    // The writer retires the log when it has written this chunk, and recycles the chunk then.
-    log->chunk->last = true;
-    s->full.enqueue(*log->token, log->chunk);
-    log->chunk = nullptr;
+    // Whatever this thread's later thread_local destructors record is refused: its chunk is
+    // the writer's now.
     log->base = nullptr;
     log->cursor = log->limit = 0;
     log->sealed = true;

@@ -77,7 +77,8 @@ struct ThreadLog {
     Chunk* chunk = nullptr;
     uint64_t nextSeq = 0;
     uint64_t userState = 0;  // free for the caller (the marker core keeps the nesting depth)
-    bool sealed = false;     // the thread ended and handed its last chunk over: no more records
+    bool sealed = false;     // the thread ended (not the main thread): no more records
+    uint64_t recorderId = 0; // the recorder that registered the log (Recorder::m_id)
     std::unique_ptr<moodycamel::ProducerToken> token;  // for handing full chunks over
     SharedState* state = nullptr;
 

@@ -96,6 +96,12 @@ std::vector<InputFile> fragmentsOf(const std::string& dir, uint64_t pid, std::st
             out.push_back(std::move(file));
             continue;
         }
+        if (streams.empty()) {  // no block (the first write failed): merged as nothing, removed
+            InputFile file;
+            file.path = f.path;
+            file.stream.path = f.path;
+            out.push_back(std::move(file));
+        }
         for (record::FragmentStream& stream : streams) {
             InputFile file;
             file.path = f.path;

@@ -1,12 +1,9 @@
-// Thousands of short-lived threads through the public API under a small memory cap
+// Threads through the public API: thousands of short-lived ones under a small memory cap
 // (docs/session.md#memory): every pair is written, and the session's peak memory stays within
 // 32 MB of the same run without a session. Each run is a forked child; both children start from
 // the same parent, so their peak resident sizes share one baseline.
-#include "CLPerfMarker.h"
-
-#include <sys/resource.h>
-
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "CLPerfMarker.h"
 #include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
 
@@ -102,6 +100,44 @@ TEST(markers_ThreadStorm, EveryPairWrittenAndMemoryBoundedUnderTheCap) {
     }
     EXPECT_EQ(begins, size_t{kThreads} * kPairs);
     EXPECT_EQ(ends, size_t{kThreads} * kPairs);
+}
+
+}  // namespace
+
+namespace {
+
+// The main thread's thread_local objects are destroyed first in exit(), before the atexit
+// handlers: a handler registered after initialize still records, and its finalize writes all.
+void recordAndFinalizeAtExit() {
+    const bool ok = clBeginPerfMarkerAMD("at exit", "late") == AP_SUCCESS &&
+                    clEndPerfMarkerAMD() == AP_SUCCESS && clFinalizePerfMarkerAMD() == AP_SUCCESS;
+    if (!ok) _exit(3);
+}
+
+TEST(markers_ThreadStorm, MainThreadRecordsInAtexitHandlers) {
+    TempDir dir;
+    ChildResult child = runInChild([&](ChildReport& report) {
+        setenv("PERFMARKER_OUTPUT", (dir / "late").c_str(), 1);
+        setenv("PERFMARKER_MODE", "timeout", 1);
+        if (clInitializePerfMarkerAMD() != AP_SUCCESS) report.fail(__LINE__, "initialize");
+        if (clBeginPerfMarkerAMD("in main", nullptr) != AP_SUCCESS) report.fail(__LINE__, "begin");
+        if (clEndPerfMarkerAMD() != AP_SUCCESS) report.fail(__LINE__, "end");
+        std::atexit(recordAndFinalizeAtExit);
+        std::exit(0);
+    });
+    EXPECT_TRUE(child.exitedCleanly()) << child.status;
+    EXPECT_EQ(child.failures, "");
+    perfmarker::atp::PerfmarkerFile file;
+    std::string error;
+    ASSERT_TRUE(perfmarker::atp::readPerfmarkerFile(dir / "late.clperfmarker", file, error))
+        << error;
+    std::vector<std::string> names;
+    for (const auto& thread : file.threads) {
+        for (const auto& m : thread.markers) {
+            if (m.kind == perfmarker::atp::MarkerKind::Begin) names.push_back(m.name);
+        }
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"in main", "at exit"}));
 }
 
 }  // namespace

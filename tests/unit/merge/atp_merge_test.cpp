@@ -264,6 +264,20 @@ TEST(Merge, TruncatedFragmentKeepsItsWholeRecords) {
     EXPECT_FALSE(fs::exists(dir.file("4242_70.ocl.frag")));
 }
 
+// A fragment with its header and no block (the process died after its first write failed) holds
+// nothing: merged as nothing and removed with the rest.
+TEST(Merge, FragmentWithoutBlocksIsRemovedWithTheRest) {
+    TempDir dir;
+    writeOclProcess(dir, kPid);
+    const std::string empty = fragmentBytes(kPid, 1, {}).substr(0, sizeof(record::FragmentHeader));
+    writeFile(dir.file("4242_999.ocl.frag"), empty);
+    Merged m = merge(dir, kPid, dir.file("e"));
+    ASSERT_TRUE(m.ok) << m.error;
+    EXPECT_EQ(m.doc.blocks[SectionKind::OclApiTrace].size(), 2u);
+    EXPECT_THAT(m.result.kept, IsEmpty());
+    EXPECT_THAT(namesIn(dir.path()), ElementsAre("e.atp"));
+}
+
 TEST(Merge, UnreadableFragmentIsLeftInPlace) {
     TempDir dir;
     writeOclProcess(dir, kPid);
