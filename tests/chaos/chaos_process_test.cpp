@@ -123,6 +123,13 @@ TEST_F(ChaosProcess, ThreadStormCountsAreExact) {
 // 24 children forked at once while the parent records and its writer runs: each child writes its
 // own run.<pid>.clperfmarker with exactly its pairs, the parent's file holds only its own.
 TEST_F(ChaosProcess, ForkBurstGivesEveryProcessItsOwnExactFile) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    // chaos_app is built with the sanitizer too. ASan's allocator (GCC 12) has no fork
+    // handlers: a child forked while the writer thread holds its lock deadlocks in malloc (a
+    // CI run timed out here). TSan cannot start threads in such a child. As in
+    // markers_core_fork_test, the plain build runs it.
+    GTEST_SKIP() << "sanitizers do not support this multi-threaded fork";
+#endif
     constexpr int kChildren = 24;
     constexpr long kPairs = 5000;
     const ProcessResult run =
