@@ -42,19 +42,6 @@ bool parseFragmentName(const std::string& name, const std::string& tag, Fragment
            pos == stem.size();
 }
 
-// The most record bytes read at once: reading takes bounded memory however long the trace.
-constexpr size_t kWindowBytes = size_t{1} << 20;
-
-// False when the record starting at `p` (`have` bytes of it read) cannot be a whole record within
-// `left` bytes: an unknown kind, or longer than what is left. True when it may be.
-bool fitsIn(const unsigned char* p, size_t have, uint64_t left) {
-    if (have < sizeof(RecordHeader)) return true;
-    RecordHeader h;
-    std::memcpy(&h, p, sizeof h);
-    return isKnownRecordKind(h.kind) && recordSize(h.len0, h.len1, h.len2) <= left &&
-           uint64_t{h.len0} + h.len1 + h.len2 <= left;
-}
-
 bool readAt(int fd, void* into, size_t bytes, uint64_t offset) {
     auto* p = static_cast<unsigned char*>(into);
     while (bytes > 0) {
@@ -147,7 +134,7 @@ std::vector<FragmentStream> FragmentReader::streams(bool* cut) const {
         FragmentStream& s = byThread[{h.tid, h.serial}];
         s.cut = s.cut || have < h.bytes;
         if (have == 0) return;
-        s.extents.push_back({offset, have});
+        s.extents.push_back({offset, have, h.records});
         s.bytes += have;
     });
     if (cut != nullptr) *cut = !whole;
@@ -166,52 +153,29 @@ void FragmentReader::read(const FragmentStream& stream,
                           const std::function<void(const RecordView&)>& visit,
                           bool* truncated) const {
     if (truncated != nullptr) *truncated = stream.cut;
-    RecordView view;
     for (const FragmentStream::Extent& e : stream.extents) {
-        // The extent in windows; a record cut by a window's end moves to the next window's start.
-        uint64_t done = 0;  // bytes of the extent delivered as whole records
-        size_t have = 0;    // bytes of the extent after `done` in the buffer
-        size_t window = kWindowBytes;
-        while (done < e.bytes) {
-            const size_t want = static_cast<size_t>(std::min<uint64_t>(window, e.bytes - done));
-            if (m_buffer.size() < want) m_buffer.resize(want);
-            if (have < want &&
-                !readAt(m_fd, m_buffer.data() + have, want - have, e.offset + done + have)) {
-                if (truncated != nullptr) *truncated = true;  // the file shrank since the scan
-                return;
-            }
-            have = want;
-            size_t pos = 0;
-            for (size_t n; pos < have; pos += n) {
-                n = decodeRecord(m_buffer.data() + pos, have - pos, view);
-                if (n == 0) break;
-                visit(view);
-            }
-            if (pos == 0) {
-                // Not a whole record: cut short at the end, damaged, or larger than the window.
-                if (want == e.bytes - done || !fitsIn(m_buffer.data(), have, e.bytes - done)) {
-                    if (truncated != nullptr) *truncated = true;
-                    return;
-                }
-                window *= 2;
-                continue;
-            }
-            std::memmove(m_buffer.data(), m_buffer.data() + pos, have - pos);
-            have -= pos;
-            done += pos;
+        const auto bytes = static_cast<size_t>(e.bytes);
+        if (m_buffer.size() < bytes) m_buffer.resize(bytes);
+        // A block cut short (the last of a crashed process) gives the records that are whole.
+        if (!readAt(m_fd, m_buffer.data(), bytes, e.offset) ||
+            m_unpacker.unpack(m_buffer.data(), bytes, visit) != e.records) {
+            if (truncated != nullptr) *truncated = true;
+            break;
         }
     }
-    if (m_buffer.size() > kWindowBytes) std::vector<unsigned char>().swap(m_buffer);
+    // A large block (an oversize record) does not keep its buffer.
+    constexpr size_t kKeptBuffer = size_t{4} << 20;
+    if (m_buffer.size() > kKeptBuffer) std::vector<unsigned char>().swap(m_buffer);
 }
 
 void FragmentReader::readAll(const std::function<void(const RecordView&)>& visit,
                              bool* truncated) const {
     if (truncated != nullptr) *truncated = false;
     bool cut = false;
-    const bool whole = walkBlocks([&](const BlockHeader&, uint64_t offset, uint64_t have) {
+    const bool whole = walkBlocks([&](const BlockHeader& h, uint64_t offset, uint64_t have) {
         if (cut) return;
         FragmentStream block;
-        block.extents.push_back({offset, have});
+        block.extents.push_back({offset, have, h.records});
         read(block, visit, &cut);
     });
     if (truncated != nullptr) *truncated = cut || !whole;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "record/packed_block.h"
 #include "record/record_format.h"
 
 namespace perfmarker::record {
@@ -31,9 +32,10 @@ struct FragmentStream {
     std::string path;
     uint64_t tid = 0;
     uint64_t serial = 0;
-    struct Extent {
+    struct Extent {  // one block's packed records (packed_block.h)
         uint64_t offset;
-        uint64_t bytes;
+        uint64_t bytes;    // present in the file (less than the block's when it is cut)
+        uint32_t records;  // in the whole block
     };
     std::vector<Extent> extents;
     uint64_t bytes = 0;  // sum of the extents
@@ -41,8 +43,8 @@ struct FragmentStream {
 };
 
 // A fragment file opened for reading: only a regular file of this user, never through a link.
-// Records are read a window (1 MB) at a time into one buffer: reading takes bounded memory
-// however long the trace.
+// Records are read a block at a time into one buffer: reading takes the memory of the largest
+// block (a chunk's records), however long the trace.
 class FragmentReader {
 public:
     FragmentReader() = default;
@@ -57,8 +59,9 @@ public:
     // (the process died inside write()) contributes the bytes that are there; `cut` says so.
     std::vector<FragmentStream> streams(bool* cut = nullptr) const;
 
-    // Calls `visit` for every whole record of `stream`. A record cut short ends the stream:
-    // `truncated` is set and the records before it have been delivered.
+    // Calls `visit` for every whole record of `stream`. A record cut short or damaged, or a
+    // block holding fewer records than its header says, ends the stream: `truncated` is set
+    // and the records before it have been delivered.
     void read(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
               bool* truncated = nullptr) const;
 
@@ -80,6 +83,7 @@ private:
     uint64_t m_size = 0;
     uint64_t m_pid = 0;
     mutable std::vector<unsigned char> m_buffer;
+    mutable BlockUnpacker m_unpacker;
 };
 
 // Every thread of the fragment file `path`, as FragmentReader::streams(). False with `error`

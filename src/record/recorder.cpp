@@ -410,6 +410,7 @@ bool Recorder::collect(RecordVisitor& visitor, std::string& error) {
             ok = false;
         }
     }
+    BlockUnpacker unpacker;
     for (auto& [tid, logs] : byTid) {
         std::sort(logs.begin(), logs.end(),
                   [](const ThreadLog* a, const ThreadLog* b) { return a->serial < b->serial; });
@@ -435,12 +436,13 @@ bool Recorder::collect(RecordVisitor& visitor, std::string& error) {
                             std::to_string(w.fileRecords) + " were written";
                 }
             }
+            // Whole blocks the writer packed itself.
             const auto* p = reinterpret_cast<const unsigned char*>(w.memory.data());
-            RecordView view;
-            for (size_t pos = 0, n = 0; pos < w.memory.size(); pos += n) {
-                n = decodeRecord(p + pos, w.memory.size() - pos, view);
-                if (n == 0) break;
-                visitor.onRecord(view);
+            BlockHeader h;
+            for (size_t pos = 0; pos + sizeof h <= w.memory.size(); pos += sizeof h + h.bytes) {
+                std::memcpy(&h, p + pos, sizeof h);
+                unpacker.unpack(p + pos + sizeof h, h.bytes,
+                                [&visitor](const RecordView& r) { visitor.onRecord(r); });
             }
         }
     }
@@ -458,6 +460,20 @@ void Recorder::removeFragments() {
 }
 
 size_t Recorder::allocatedBytes() const { return m_state.load()->allocated.load(); }
+size_t Recorder::heldBytes() const {
+    SharedState* s = m_state.load();
+    std::lock_guard<std::mutex> flushLock(s->flushMutex);
+    std::vector<std::shared_ptr<ThreadLog>> logs;
+    {
+        std::lock_guard<std::mutex> lock(s->registryMutex);
+        logs = s->logs;
+    }
+    logs.insert(logs.end(), s->retired.begin(), s->retired.end());
+    size_t bytes = 0;
+    for (const auto& log : logs) bytes += log->writer->memory.size();
+    return bytes;
+}
+
 size_t Recorder::threadCount() const { return m_state.load()->threadCount.load(); }
 bool Recorder::degraded() const {
     SharedState* s = m_state.load();

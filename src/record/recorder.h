@@ -212,6 +212,7 @@ public:
 
     // Test hooks.
     size_t allocatedBytes() const;
+    size_t heldBytes() const;  // records the writer holds in memory (cached mode), packed
     size_t threadCount() const;
     bool degraded() const;  // a fragment write failed; records are kept in memory
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "record/packed_block.h"
 #include "record/recorder.h"
 
 namespace perfmarker::record {
@@ -59,13 +60,17 @@ struct SharedState {
     int fd = -1;
     std::string path;
     uint64_t fileBytes = 0;
+    // The writer's block being packed (under flushMutex), header first.
+    BlockPacker packer;
 };
 
 struct ThreadLog::WriterSide {
     std::vector<Chunk*> pending;  // sealed chunks in sequence order (usually none or one)
     uint64_t expectedSeq = 0;
     uint64_t fileRecords = 0;  // records in the fragment file's blocks of this thread
-    std::string memory;        // cached mode, or after a failed fragment write
+    // Cached mode, or after a failed fragment write: whole blocks, headers included, as they
+    // would be in the file.
+    std::string memory;
     uint64_t memoryRecords = 0;
     uint64_t lastNs = 0;  // clamp: converted times never go backwards within a thread
     bool retired = false;

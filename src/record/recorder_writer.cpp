@@ -102,34 +102,14 @@ void RecordWriter::topUpPool() {
 bool RecordWriter::spill(ThreadLog& log) {
     auto& w = *log.writer;
     if (w.memory.empty()) return true;
-    // Blocks of at most kMaxBlock bytes, cut at record boundaries.
-    constexpr size_t kMaxBlock = size_t{1} << 26;
-    const auto* p = reinterpret_cast<const unsigned char*>(w.memory.data());
-    size_t begin = 0;
-    size_t pos = 0;
-    uint64_t records = 0;
-    RecordView view;
-    while (begin < w.memory.size()) {
-        const size_t n =
-            pos < w.memory.size() ? decodeRecord(p + pos, w.memory.size() - pos, view) : 0;
-        if (n != 0 && (pos + n - begin <= kMaxBlock || pos == begin)) {
-            pos += n;
-            ++records;
-            continue;
-        }
-        if (pos == begin) break;  // not a record: cannot happen, the writer put them there
-        if (!writeBlock(log, p + begin, pos - begin, records)) {
-            w.memory.erase(0, begin);
-            return false;
-        }
-        w.fileRecords += records;
-        w.memoryRecords -= records;
-        begin = pos;
-        records = 0;
+    // The memory holds whole blocks: one write, cut back on failure, and nothing kept twice.
+    if (!writeBlocks(reinterpret_cast<const unsigned char*>(w.memory.data()), w.memory.size())) {
+        return false;
     }
+    w.fileRecords += w.memoryRecords;
+    w.memoryRecords = 0;
     w.memory.clear();
     w.memory.shrink_to_fit();
-    w.memoryRecords = 0;
     return true;
 }
 
@@ -213,48 +193,51 @@ void RecordWriter::recycle(Chunk* c) {
 
 void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
     if (end <= c.processed) return;
-    unsigned char* begin = c.data() + c.processed;
+    unsigned char* const begin = c.data() + c.processed;
     const size_t bytes = end - c.processed;
-    uint64_t records = 0;
-    for (size_t pos = 0; pos < bytes;) {
-        RecordHeader h;
-        std::memcpy(&h, begin + pos, sizeof h);
-        h.time = m_s.converter.toNs(h.time);
+    auto& w = *log.writer;
+    BlockPacker& block = m_s.packer;
+    block.begin(sizeof(BlockHeader));
+    RecordView r;
+    for (size_t pos = 0, n = 0; pos < bytes; pos += n) {
+        n = decodeRecord(begin + pos, bytes - pos, r);
+        if (n == 0) break;  // cannot happen: the owner commits whole records only
+        r.time = m_s.converter.toNs(r.time);
         // Markers keep their thread's order on the trace clock (the conversion may step
         // back by a few ns between calibration points). Agent records are appended after
         // the call they describe and their payloads nest (an API record follows the object
         // and device-time records made inside the call), so their times are left alone.
-        if (h.kind <= static_cast<uint32_t>(RecordKind::MarkerEndEx)) {
-            h.time = std::max(h.time, log.writer->lastNs);
-            log.writer->lastNs = h.time;
+        if (r.kind <= RecordKind::MarkerEndEx) {
+            r.time = std::max(r.time, w.lastNs);
+            w.lastNs = r.time;
         }
-        std::memcpy(begin + pos, &h, sizeof h);
-        if (recordHasEndTime(h.kind) && h.len0 >= sizeof(uint64_t)) {
-            unsigned char* endField = begin + pos + sizeof h;
+        if (recordHasEndTime(static_cast<uint32_t>(r.kind)) && r.str0.size() >= sizeof(uint64_t)) {
+            unsigned char* endField = begin + pos + sizeof(RecordHeader);
             uint64_t endTime;
             std::memcpy(&endTime, endField, sizeof endTime);
-            endTime = std::max(m_s.converter.toNs(endTime), h.time);
+            endTime = std::max(m_s.converter.toNs(endTime), r.time);
             std::memcpy(endField, &endTime, sizeof endTime);
         }
-        pos += recordSize(h.len0, h.len1, h.len2);
-        ++records;
+        block.add(r);
     }
     c.processed = end;
-    auto& w = *log.writer;
-    if (m_o.mode == FlushMode::Timeout && !m_s.degraded && writeBlock(log, begin, bytes, records)) {
+    const uint32_t records = block.records();
+    const BlockHeader h{log.tid, log.serial, static_cast<uint32_t>(block.size() - sizeof h),
+                        records};
+    std::memcpy(block.data(), &h, sizeof h);
+    if (m_o.mode == FlushMode::Timeout && !m_s.degraded && writeBlocks(block.data(), block.size())) {
         w.fileRecords += records;
         return;
     }
-    w.memory.append(reinterpret_cast<const char*>(begin), bytes);
+    w.memory.append(reinterpret_cast<const char*>(block.data()), block.size());
     w.memoryRecords += records;
 }
 
-bool RecordWriter::writeBlock(ThreadLog& log, const unsigned char* p, size_t n, uint64_t records) {
+bool RecordWriter::writeBlocks(const unsigned char* p, size_t n) {
     std::string error;
     if (m_s.fd < 0 && !openFragment(error)) return fail(m_s.path, error);
-    BlockHeader h{log.tid, log.serial, static_cast<uint32_t>(n), static_cast<uint32_t>(records)};
-    iovec parts[2] = {{&h, sizeof h}, {const_cast<unsigned char*>(p), n}};
-    if (!writeAll(m_s.fd, parts, 2, error)) {
+    iovec part{const_cast<unsigned char*>(p), n};
+    if (!writeAll(m_s.fd, &part, 1, error)) {
         // Cut back to whole blocks, and write the next block there, not after a hole.
         if (ftruncate(m_s.fd, static_cast<off_t>(m_s.fileBytes)) != 0 ||
             lseek(m_s.fd, static_cast<off_t>(m_s.fileBytes), SEEK_SET) < 0) {
@@ -262,7 +245,7 @@ bool RecordWriter::writeBlock(ThreadLog& log, const unsigned char* p, size_t n, 
         }
         return fail(m_s.path, error);
     }
-    m_s.fileBytes += sizeof h + n;
+    m_s.fileBytes += n;
     return true;
 }
 

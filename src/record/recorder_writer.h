@@ -47,12 +47,13 @@ private:
 
     void recycle(Chunk* c);
 
-    // Converts records [c.processed, end) to nanoseconds in place and writes them out.
+    // Converts records [c.processed, end) to nanoseconds, packs them into one block
+    // (packed_block.h) and writes it out, or keeps it in memory.
     void flushSpan(ThreadLog& log, Chunk& c, uint32_t end);
 
-    // Appends one block of the thread's records to the fragment file. A failed write is cut
-    // back, so the file holds whole blocks only; the caller then keeps the records in memory.
-    bool writeBlock(ThreadLog& log, const unsigned char* p, size_t n, uint64_t records);
+    // Appends whole blocks, headers included, to the fragment file. A failed write is cut
+    // back, so the file holds whole blocks only; the caller then keeps the blocks in memory.
+    bool writeBlocks(const unsigned char* p, size_t n);
 
     bool openFragment(std::string& error);
 

@@ -20,6 +20,7 @@
 
 #include "atp/write/ocl_sections.h"
 #include "record/api_record.h"
+#include "record/packed_block.h"
 #include "record/record_format.h"
 
 namespace perfmarker::atp::testing {
@@ -228,14 +229,24 @@ inline std::string fragmentBytes(uint64_t pid, uint64_t tid, const std::vector<R
     record::FragmentHeader h{};
     std::memcpy(h.magic, record::kFragmentMagic, sizeof h.magic);
     h.pid = pid;
-    std::string body;
-    for (const Rec& r : records) body += encode(r);
-    const record::BlockHeader b{tid, serial, static_cast<uint32_t>(body.size()),
+    record::BlockPacker packer;
+    packer.begin();
+    for (const Rec& r : records) {
+        record::RecordView view;
+        view.time = r.time;
+        view.kind = r.kind;
+        view.str0 = r.s0;
+        view.str1 = r.s1;
+        view.str2 = r.s2;
+        packer.add(view);
+    }
+    const record::BlockHeader b{tid, serial, static_cast<uint32_t>(packer.size()),
                                 static_cast<uint32_t>(records.size())};
     std::string out;
     appendRaw(out, &h, sizeof h);
     appendRaw(out, &b, sizeof b);
-    return out + body;
+    appendRaw(out, packer.data(), packer.size());
+    return out;
 }
 
 inline void writeFile(const std::string& path, const std::string& bytes) {

@@ -76,6 +76,33 @@ TEST(record_Memory, StaysUnderCap) {
     EXPECT_EQ(check.bad, 0u);
 }
 
+// Cached mode keeps the writer's packed blocks (docs/format.md#fragments): a marker pair with a
+// known name costs a few bytes, far under the 32 bytes per pair the recorder allows itself.
+TEST(record_Memory, CachedModeHoldsAFewBytesPerPair) {
+    TempDir dir;
+    Recorder rec(options(FlushMode::Cached, dir.path(), 64 * 1024));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    const char* names[] = {"frame", "shadow pass", "upload textures", "post-processing"};
+    constexpr size_t kPairs = 200000;
+    for (size_t i = 0; i < kPairs; ++i) {
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), names[i % 4], "render"));
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now()));
+    }
+    rec.flushNow();
+    const size_t held = rec.heldBytes();
+    EXPECT_GT(held, kPairs * 2);  // a tag and a time per record at least
+    EXPECT_LE(held, kPairs * 16) << held / kPairs << " bytes per pair";
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    ASSERT_EQ(c.recs.size(), 2 * kPairs);
+    for (size_t i = 0; i < kPairs; i += 997) {
+        EXPECT_EQ(c.recs[2 * i].s0, names[i % 4]);
+        EXPECT_EQ(c.recs[2 * i].s1, "render");
+        EXPECT_EQ(c.recs[2 * i + 1].kind, RecordKind::MarkerEnd);
+    }
+}
+
 // ---- write failures ------------------------------------------------------------------------
 
 void expectDegradedButComplete(const std::string& fragmentDir) {

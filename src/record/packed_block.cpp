@@ -1,0 +1,193 @@
+#include "record/packed_block.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace perfmarker::record {
+namespace {
+
+// Layout of a packed record (docs/format.md#fragments):
+//   tag      1 byte: the kind in bits 0-4, bit 5/6/7 set when str0/str1/str2 is not empty
+//   time     varint of the zigzagged difference from the previous record's time (0 first)
+//   strings  for each one present: varint v; v odd: the block's string number v >> 1;
+//            v even: v >> 1 bytes follow, and they are the block's next string number
+constexpr unsigned kKindBits = 0x1f;
+constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
+
+constexpr size_t kSlots = 1024;                // power of two
+constexpr uint32_t kMaxInterned = kSlots / 2;  // the table stays at most half full
+constexpr size_t kMaxInternedBytes = 1024;     // longer strings are written as they are
+constexpr int kMaxProbes = 8;
+
+uint64_t load8(const char* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+uint32_t load4(const char* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+// Up to 24 of the string's bytes (first, middle, last, overlapping) and its length in one word:
+// names differ in a few bytes, and a collision only costs a comparison.
+uint64_t fingerprint(const char* p, size_t n) {
+    if (n >= 8) return load8(p) ^ (load8(p + n - 8) * 31) ^ (load8(p + n / 2 - 4) * 7) ^ n;
+    if (n >= 4) return (uint64_t{load4(p)} << 32 | load4(p + n - 4)) ^ n;
+    return (uint64_t{static_cast<unsigned char>(p[0])} << 16 |
+            uint64_t{static_cast<unsigned char>(p[n / 2])} << 8 |
+            static_cast<unsigned char>(p[n - 1])) ^
+           (n << 32);
+}
+
+size_t slotOf(uint64_t fingerprint) {
+    return static_cast<size_t>((fingerprint * 0x9e3779b97f4a7c15ULL) >> 54);  // 10 bits
+}
+static_assert(kSlots == 1024, "slotOf() gives 10 bits");
+
+// Equal bytes, for two strings of length n; short ones without a call.
+bool sameBytes(const char* a, const char* b, size_t n) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    if (n >= 8) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+    for (size_t i = 0; i < n; ++i) {
+        if (a[i] != b[i]) return false;
+    }
+    return true;
+}
+
+unsigned char* putVarint(unsigned char* p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = static_cast<unsigned char>(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = static_cast<unsigned char>(v);
+    return p;
+}
+
+uint64_t zigzag(uint64_t delta) {
+    const auto d = static_cast<int64_t>(delta);
+    return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+}
+
+uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); }
+
+// Reads a varint at p[*pos, n): 1 when whole, 0 when cut short, -1 when longer than 10 bytes.
+int getVarint(const unsigned char* p, size_t n, size_t* pos, uint64_t* out) {
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (*pos >= n) return 0;
+        const unsigned char b = p[(*pos)++];
+        v |= uint64_t{b & 0x7fu} << shift;
+        if ((b & 0x80) == 0) {
+            *out = v;
+            return 1;
+        }
+    }
+    return -1;
+}
+
+}  // namespace
+
+BlockPacker::BlockPacker() : m_slots(kSlots, Slot{nullptr, 0, 0, 0, 0}) {}
+
+void BlockPacker::begin(size_t headroom) {
+    if (m_buf.size() < headroom) m_buf.resize(headroom);
+    m_used = headroom;
+    m_lastTime = 0;
+    m_records = 0;
+    m_strings = 0;
+    m_interned = 0;
+    if (++m_generation == 0) {  // after 2^32 blocks: forget every slot for real
+        for (Slot& s : m_slots) s.generation = 0;
+        m_generation = 1;
+    }
+}
+
+unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, bool intern) {
+    if (intern && s.size() <= kMaxInternedBytes) {
+        const uint64_t print = fingerprint(s.data(), s.size());
+        size_t i = slotOf(print);
+        for (int probe = 0; probe < kMaxProbes; ++probe, i = (i + 1) & (kSlots - 1)) {
+            Slot& slot = m_slots[i];
+            if (slot.generation != m_generation) {
+                if (m_interned >= kMaxInterned) break;
+                slot =
+                    Slot{s.data(), print, static_cast<uint32_t>(s.size()), m_strings, m_generation};
+                ++m_interned;
+                break;
+            }
+            if (slot.print == print && slot.size == s.size() &&
+                sameBytes(slot.data, s.data(), s.size())) {
+                return putVarint(p, (uint64_t{slot.id} << 1) | 1);
+            }
+        }
+    }
+    p = putVarint(p, uint64_t{s.size()} << 1);
+    std::memcpy(p, s.data(), s.size());
+    ++m_strings;
+    return p + s.size();
+}
+
+void BlockPacker::add(const RecordView& r) {
+    const auto kind = static_cast<uint32_t>(r.kind);
+    // At most: the tag, a 10-byte time, and per string a 5-byte varint and its bytes.
+    const size_t most = 1 + 10 + 15 + r.str0.size() + r.str1.size() + r.str2.size();
+    if (m_used + most > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + most));
+    unsigned char* const start = m_buf.data() + m_used;
+    unsigned char* p = putVarint(start + 1, zigzag(r.time - m_lastTime));
+    m_lastTime = r.time;
+    unsigned tag = kind & kKindBits;
+    // The views one at a time, by reference: copying them as a pair of words each stalls on
+    // the caller's stores that have just written them.
+    if (!r.str0.empty()) {
+        tag |= kStringBit[0];
+        p = putString(p, r.str0, kind <= static_cast<uint32_t>(RecordKind::MarkerEndEx));
+    }
+    if (!r.str1.empty()) {
+        tag |= kStringBit[1];
+        p = putString(p, r.str1, true);
+    }
+    if (!r.str2.empty()) {
+        tag |= kStringBit[2];
+        p = putString(p, r.str2, true);
+    }
+    *start = static_cast<unsigned char>(tag);
+    m_used += static_cast<size_t>(p - start);
+    ++m_records;
+}
+
+int BlockUnpacker::next(const unsigned char* p, size_t n, size_t* pos, RecordView& out) {
+    const unsigned tag = p[(*pos)++];
+    const uint32_t kind = tag & kKindBits;
+    if (!isKnownRecordKind(kind)) return -1;
+    uint64_t delta = 0;
+    int r = getVarint(p, n, pos, &delta);
+    if (r <= 0) return r;
+    m_lastTime += unzigzag(delta);
+    out.time = m_lastTime;
+    out.kind = static_cast<RecordKind>(kind);
+    std::string_view* strings[3] = {&out.str0, &out.str1, &out.str2};
+    for (int i = 0; i < 3; ++i) {
+        *strings[i] = {};
+        if ((tag & kStringBit[i]) == 0) continue;
+        uint64_t v = 0;
+        if ((r = getVarint(p, n, pos, &v)) <= 0) return r;
+        if (v & 1) {
+            if ((v >> 1) >= m_strings.size()) return -1;
+            *strings[i] = m_strings[v >> 1];
+            continue;
+        }
+        const uint64_t size = v >> 1;
+        if (size == 0) return -1;  // an empty string is written as no string
+        if (size > n - *pos) return 0;
+        *strings[i] = {reinterpret_cast<const char*>(p + *pos), static_cast<size_t>(size)};
+        m_strings.push_back(*strings[i]);
+        *pos += size;
+    }
+    return 1;
+}
+
+}  // namespace perfmarker::record

@@ -1,0 +1,182 @@
+// Packed blocks (src/record/packed_block.h, docs/format.md#fragments): records come back as
+// they went in, repeated strings cost a reference, and cut or damaged bytes stop the reading at
+// the last whole record.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "record/packed_block.h"
+
+namespace perfmarker::record {
+namespace {
+
+struct Rec {
+    uint64_t time;
+    RecordKind kind;
+    std::string s0, s1, s2;
+    bool operator==(const Rec& o) const {
+        return time == o.time && kind == o.kind && s0 == o.s0 && s1 == o.s1 && s2 == o.s2;
+    }
+};
+
+std::vector<unsigned char> pack(const std::vector<Rec>& records) {
+    BlockPacker packer;
+    packer.begin();
+    for (const Rec& r : records) {
+        RecordView v;
+        v.time = r.time;
+        v.kind = r.kind;
+        v.str0 = r.s0;
+        v.str1 = r.s1;
+        v.str2 = r.s2;
+        packer.add(v);
+    }
+    EXPECT_EQ(packer.records(), records.size());
+    return std::vector<unsigned char>(packer.data(), packer.data() + packer.size());
+}
+
+std::vector<Rec> unpack(const std::vector<unsigned char>& bytes, size_t n, bool* damaged) {
+    std::vector<Rec> out;
+    BlockUnpacker unpacker;
+    const uint32_t count = unpacker.unpack(
+        bytes.data(), n,
+        [&](const RecordView& r) {
+            out.push_back(
+                {r.time, r.kind, std::string(r.str0), std::string(r.str1), std::string(r.str2)});
+        },
+        damaged);
+    EXPECT_EQ(count, out.size());
+    return out;
+}
+
+TEST(record_PackedBlock, RecordsComeBackAsTheyWentIn) {
+    const std::string payload("\x00\x01\x02\xff binary", 11);
+    const std::vector<Rec> records = {
+        {1'700'000'000'000'000'000ULL, RecordKind::MarkerBegin, "frame", "render", ""},
+        {1'700'000'000'000'000'040ULL, RecordKind::MarkerBegin, "draw", "render", "user=1"},
+        {1'700'000'000'000'000'090ULL, RecordKind::MarkerEnd, "", "", ""},
+        // An agent record earlier than the one before it (times nest): a negative delta.
+        {1'699'999'999'999'999'000ULL, RecordKind::ApiCall, payload, "clFinish", ""},
+        {1'700'000'000'000'000'100ULL, RecordKind::ApiCall, payload, "clFinish", "clFinish"},
+        {0, RecordKind::ObjectInfo, "x", "", "frame"},
+        {UINT64_MAX, RecordKind::MarkerEndEx, "frame", "render", ""},
+    };
+    const auto bytes = pack(records);
+    bool damaged = true;
+    EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records);
+    EXPECT_FALSE(damaged);
+}
+
+TEST(record_PackedBlock, RepeatedStringsAreReferences) {
+    std::vector<Rec> pairs;
+    for (uint64_t i = 0; i < 1000; ++i) {
+        pairs.push_back({1000 + 100 * i, RecordKind::MarkerBegin, "a fairly long marker name",
+                         "a group name", ""});
+        pairs.push_back({1050 + 100 * i, RecordKind::MarkerEnd, "", "", ""});
+    }
+    const auto bytes = pack(pairs);
+    // A begin is a tag, a 1-2 byte delta and two 1-byte references; an end a tag and a delta.
+    EXPECT_LT(bytes.size(), 1000u * 8 + 64);
+    bool damaged = true;
+    EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), pairs);
+    EXPECT_FALSE(damaged);
+}
+
+// More distinct strings than the packer's table holds: the rest are written out each time.
+TEST(record_PackedBlock, ManyDistinctStringsStillComeBack) {
+    std::vector<Rec> records;
+    for (int round = 0; round < 2; ++round) {
+        for (int i = 0; i < 3000; ++i) {
+            records.push_back({static_cast<uint64_t>(i), RecordKind::MarkerBegin,
+                               "name" + std::to_string(i), std::string(i % 7, 'g'), ""});
+        }
+    }
+    records.push_back({1, RecordKind::MarkerBegin, std::string(5000, 'L'), "", ""});
+    records.push_back({2, RecordKind::MarkerBegin, std::string(5000, 'L'), "", ""});
+    const auto bytes = pack(records);
+    EXPECT_EQ(unpack(bytes, bytes.size(), nullptr), records);
+}
+
+// A new block forgets the strings of the last one: each block reads on its own.
+TEST(record_PackedBlock, EveryBlockStandsAlone) {
+    BlockPacker packer;
+    RecordView v;
+    v.kind = RecordKind::MarkerBegin;
+    v.str0 = "same";
+    v.time = 5;
+    packer.begin();
+    packer.add(v);
+    packer.add(v);
+    const std::vector<unsigned char> first(packer.data(), packer.data() + packer.size());
+    packer.begin(3);  // with headroom: the block starts after it
+    packer.add(v);
+    EXPECT_EQ(packer.records(), 1u);
+    const std::vector<unsigned char> second(packer.data() + 3, packer.data() + packer.size());
+    const std::vector<Rec> one = {{5, RecordKind::MarkerBegin, "same", "", ""}};
+    EXPECT_EQ(unpack(second, second.size(), nullptr), one);
+    EXPECT_EQ(unpack(first, first.size(), nullptr).size(), 2u);
+}
+
+TEST(record_PackedBlock, CutBytesGiveTheWholeRecordsBeforeThem) {
+    const std::vector<Rec> records = {
+        {100, RecordKind::MarkerBegin, "outer", "g", ""},
+        {200, RecordKind::MarkerBegin, "inner", "g", ""},
+        {300, RecordKind::MarkerEnd, "", "", ""},
+    };
+    const auto bytes = pack(records);
+    const auto whole = [&](size_t n) {
+        bool damaged = true;
+        const auto got = unpack(bytes, n, &damaged);
+        EXPECT_FALSE(damaged) << n;
+        return got.size();
+    };
+    EXPECT_EQ(whole(0), 0u);
+    EXPECT_EQ(whole(1), 0u);
+    // The first record: tag, time 100 (2 bytes), "outer" (6), "g" (2).
+    EXPECT_EQ(whole(10), 0u);
+    EXPECT_EQ(whole(11), 1u);
+    EXPECT_EQ(whole(bytes.size() - 1), 2u);
+    EXPECT_EQ(whole(bytes.size()), 3u);
+}
+
+TEST(record_PackedBlock, DamagedBytesStopTheReading) {
+    const std::vector<Rec> records = {
+        {100, RecordKind::MarkerBegin, "outer", "g", ""},
+        {200, RecordKind::MarkerBegin, "inner", "g", ""},
+    };
+    const auto good = pack(records);
+    struct Case {
+        const char* what;
+        size_t at;
+        unsigned char value;
+        size_t whole;
+    };
+    // The second record starts at byte 11: its tag, time (2 bytes), "inner" (6), then "g" as
+    // a reference (string 1: 0x03) at byte 20. The block's strings are numbered 0-2.
+    const Case cases[] = {
+        {"unknown kind", 11, 0x0f, 1},
+        {"unknown kind in the first record", 0, 0x00, 0},
+        {"reference to no string", 20, 0x07, 1},
+        {"empty literal", 14, 0x00, 1},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        auto bytes = good;
+        ASSERT_LT(c.at, bytes.size());
+        bytes[c.at] = c.value;
+        bool damaged = false;
+        EXPECT_EQ(unpack(bytes, bytes.size(), &damaged).size(), c.whole);
+        EXPECT_TRUE(damaged);
+    }
+    // A varint longer than ten bytes.
+    std::vector<unsigned char> endless = {0x01};
+    endless.insert(endless.end(), 12, 0x80);
+    bool damaged = false;
+    EXPECT_TRUE(unpack(endless, endless.size(), &damaged).empty());
+    EXPECT_TRUE(damaged);
+}
+
+}  // namespace
+}  // namespace perfmarker::record
