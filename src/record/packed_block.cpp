@@ -94,6 +94,9 @@ int getVarint(const unsigned char* p, size_t n, size_t* pos, uint64_t* out) {
 BlockPacker::BlockPacker() : m_slots(kSlots, Slot{nullptr, 0, 0, 0, 0}) {}
 
 void BlockPacker::begin(size_t headroom) {
+    // A block of an oversize record does not keep its buffer for the recorder's life.
+    constexpr size_t kKeptBuffer = size_t{4} << 20;
+    if (m_buf.size() > kKeptBuffer) std::vector<unsigned char>().swap(m_buf);
     if (m_buf.size() < headroom) m_buf.resize(headroom);
     m_used = headroom;
     m_lastTime = 0;

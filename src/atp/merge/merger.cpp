@@ -304,7 +304,8 @@ bool Merger::readInput(InputFile& file, const RecordVisit& visit, std::string& e
     }
     if (truncated && !file.truncationNoted) {
         file.truncationNoted = true;
-        note(file.path + ": the last record is cut short (the process died while writing?); the " +
+        note(file.path + ": thread " + std::to_string(file.stream.tid) +
+             "'s last record is cut short (the process died while writing?) or damaged; the " +
              std::to_string(records) + " whole records before it are merged");
     }
     file.read = true;

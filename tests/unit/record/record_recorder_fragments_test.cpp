@@ -257,6 +257,27 @@ TEST(record_ReadFragment, CorruptRecordStopsReading) {
     EXPECT_TRUE(truncated);
 }
 
+// A block whose header counts more records than its bytes hold is damaged: its records are
+// read, and the thread's stream ends there, reported as truncated.
+TEST(record_ReadFragment, BlockCountingMoreRecordsThanItHoldsEndsTheStream) {
+    TempDir dir;
+    const std::string path = makeFragment(dir.path(), 10);
+    ASSERT_FALSE(path.empty());
+    BlockHeader b{};
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekg(static_cast<std::streamoff>(sizeof(FragmentHeader)));
+        f.read(reinterpret_cast<char*>(&b), sizeof b);
+        ASSERT_EQ(b.records, 10u);
+        b.records = 11;
+        f.seekp(static_cast<std::streamoff>(sizeof(FragmentHeader)));
+        f.write(reinterpret_cast<const char*>(&b), sizeof b);
+    }
+    bool truncated = false;
+    EXPECT_EQ(countFragmentRecords(path, nullptr, &truncated), 10u);
+    EXPECT_TRUE(truncated);
+}
+
 void writeFile(const std::string& path, const std::string& bytes) {
     std::ofstream out(path, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
