@@ -10,7 +10,8 @@ namespace {
 //   tag      1 byte: the kind in bits 0-4, bit 5/6/7 set when str0/str1/str2 is not empty
 //   time     varint of the zigzagged difference from the previous record's time (0 first)
 //   strings  for each one present: varint v; v odd: the block's string number v >> 1;
-//            v even: v >> 1 bytes follow, and they are the block's next string number
+//            v even: v >> 1 bytes follow, and they are the block's next string number (except
+//            the binary payload, str0 of kinds 16 and up, which is never numbered)
 constexpr unsigned kKindBits = 0x1f;
 constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
 
@@ -74,15 +75,20 @@ uint64_t zigzag(uint64_t delta) {
 
 uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); }
 
-// Reads a varint at p[*pos, n): 1 when whole, 0 when cut short, -1 when longer than 10 bytes.
-int getVarint(const unsigned char* p, size_t n, size_t* pos, uint64_t* out) {
+// Reads a varint at p[pos, n): 1 when whole, 0 when cut short, -1 when longer than 10 bytes.
+inline __attribute__((always_inline)) int getVarint(const unsigned char* p, size_t n, size_t& pos,
+                                                    uint64_t& out) {
+    if (pos < n && p[pos] < 0x80) {  // most times and string numbers
+        out = p[pos++];
+        return 1;
+    }
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
-        if (*pos >= n) return 0;
-        const unsigned char b = p[(*pos)++];
+        if (pos >= n) return 0;
+        const unsigned char b = p[pos++];
         v |= uint64_t{b & 0x7fu} << shift;
         if ((b & 0x80) == 0) {
-            *out = v;
+            out = v;
             return 1;
         }
     }
@@ -109,8 +115,8 @@ void BlockPacker::begin(size_t headroom) {
     }
 }
 
-unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, bool intern) {
-    if (intern && s.size() <= kMaxInternedBytes) {
+unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, bool numbered) {
+    if (numbered && s.size() <= kMaxInternedBytes) {
         const uint64_t print = fingerprint(s.data(), s.size());
         size_t i = slotOf(print);
         for (int probe = 0; probe < kMaxProbes; ++probe, i = (i + 1) & (kSlots - 1)) {
@@ -130,7 +136,7 @@ unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, bool
     }
     p = putVarint(p, uint64_t{s.size()} << 1);
     std::memcpy(p, s.data(), s.size());
-    ++m_strings;
+    m_strings += numbered ? 1 : 0;
     return p + s.size();
 }
 
@@ -162,34 +168,42 @@ void BlockPacker::add(const RecordView& r) {
     ++m_records;
 }
 
-int BlockUnpacker::next(const unsigned char* p, size_t n, size_t* pos, RecordView& out) {
-    const unsigned tag = p[(*pos)++];
+int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, bool numbered,
+                          std::string_view& out) {
+    uint64_t v = 0;
+    const int r = getVarint(p, n, pos, v);
+    if (r <= 0) return r;
+    if (v & 1) {
+        if ((v >> 1) >= m_strings.size()) return -1;
+        out = m_strings[v >> 1];
+        return 1;
+    }
+    const uint64_t size = v >> 1;
+    if (size == 0) return -1;  // an empty string is written as no string
+    if (size > n - pos) return 0;
+    out = {reinterpret_cast<const char*>(p + pos), static_cast<size_t>(size)};
+    if (numbered) m_strings.push_back(out);
+    pos += size;
+    return 1;
+}
+
+int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordView& out) {
+    const unsigned tag = p[pos++];
     const uint32_t kind = tag & kKindBits;
     if (!isKnownRecordKind(kind)) return -1;
     uint64_t delta = 0;
-    int r = getVarint(p, n, pos, &delta);
+    int r = getVarint(p, n, pos, delta);
     if (r <= 0) return r;
     m_lastTime += unzigzag(delta);
     out.time = m_lastTime;
     out.kind = static_cast<RecordKind>(kind);
-    std::string_view* strings[3] = {&out.str0, &out.str1, &out.str2};
-    for (int i = 0; i < 3; ++i) {
-        *strings[i] = {};
-        if ((tag & kStringBit[i]) == 0) continue;
-        uint64_t v = 0;
-        if ((r = getVarint(p, n, pos, &v)) <= 0) return r;
-        if (v & 1) {
-            if ((v >> 1) >= m_strings.size()) return -1;
-            *strings[i] = m_strings[v >> 1];
-            continue;
-        }
-        const uint64_t size = v >> 1;
-        if (size == 0) return -1;  // an empty string is written as no string
-        if (size > n - *pos) return 0;
-        *strings[i] = {reinterpret_cast<const char*>(p + *pos), static_cast<size_t>(size)};
-        m_strings.push_back(*strings[i]);
-        *pos += size;
-    }
+    out.str0 = {};
+    out.str1 = {};
+    out.str2 = {};
+    const bool payload = kind > static_cast<uint32_t>(RecordKind::MarkerEndEx);
+    if ((tag & kStringBit[0]) && (r = string(p, n, pos, !payload, out.str0)) <= 0) return r;
+    if ((tag & kStringBit[1]) && (r = string(p, n, pos, true, out.str1)) <= 0) return r;
+    if ((tag & kStringBit[2]) && (r = string(p, n, pos, true, out.str2)) <= 0) return r;
     return 1;
 }
 

@@ -33,7 +33,9 @@ public:
     uint32_t records() const { return m_records; }
 
 private:
-    unsigned char* putString(unsigned char* p, std::string_view s, bool intern);
+    // A numbered string is looked up among the block's and numbered when new; the binary
+    // payloads are not.
+    unsigned char* putString(unsigned char* p, std::string_view s, bool numbered);
 
     struct Slot {
         const char* data;
@@ -63,8 +65,10 @@ public:
     uint32_t unpack(const unsigned char* p, size_t n, Visit&& visit, bool* damaged = nullptr);
 
 private:
-    // Decodes the record at p[*pos, n): 1 when whole, 0 when cut short, -1 when invalid.
-    int next(const unsigned char* p, size_t n, size_t* pos, RecordView& out);
+    // Decode the record (the string) at p[pos, n): 1 when whole, 0 when cut short, -1 when
+    // invalid.
+    int next(const unsigned char* p, size_t n, size_t& pos, RecordView& out);
+    int string(const unsigned char* p, size_t n, size_t& pos, bool numbered, std::string_view& out);
 
     std::vector<std::string_view> m_strings;
     uint64_t m_lastTime = 0;
@@ -79,7 +83,7 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
     size_t pos = 0;
     RecordView view;
     while (pos < n) {
-        const int r = next(p, n, &pos, view);
+        const int r = next(p, n, pos, view);
         if (r <= 0) {
             if (damaged != nullptr) *damaged = r < 0;
             break;
