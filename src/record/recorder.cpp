@@ -441,6 +441,7 @@ bool Recorder::collect(RecordVisitor& visitor, std::string& error) {
             BlockHeader h;
             for (size_t pos = 0; pos + sizeof h <= w.memory.size(); pos += sizeof h + h.bytes) {
                 std::memcpy(&h, p + pos, sizeof h);
+                if (h.bytes > w.memory.size() - pos - sizeof h) break;  // cannot happen
                 unpacker.unpack(p + pos + sizeof h, h.bytes,
                                 [&visitor](const RecordView& r) { visitor.onRecord(r); });
             }

@@ -1,6 +1,7 @@
 // Stack Trace entry lines (docs/call-sites.md#the-lines-we-write).
 #include "atp/format/stack_lines.h"
 
+#include "atp/format/decimal.h"
 #include "atp/format/perfmarker_section.h"
 
 namespace perfmarker::atp {
@@ -13,13 +14,10 @@ void appendField(std::string& out, std::string_view raw) {
 }
 
 void appendDecimal(std::string& out, uint64_t value) {
-    char buffer[20];
-    size_t first = sizeof buffer;
-    do {
-        buffer[--first] = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    out.append(buffer + first, sizeof buffer - first);
+    char buffer[kMaxDecimalDigits];
+    char* const end = buffer + sizeof buffer;
+    const char* const first = formatDecimalBackward(end, value);
+    out.append(first, static_cast<size_t>(end - first));
 }
 
 void appendHex(std::string& out, uint64_t value) {
