@@ -165,11 +165,17 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
     SharedState* s = log->state;
     if (log->sealed || s->stopped.load(std::memory_order_acquire)) return false;
     // Hands the full chunk to the writer. Before publishing the new one: a writer that sees the
-    // new chunk as current can rely on the old one being in the queue.
-    auto handOver = [log, s] {
-        if (log->chunk == nullptr) return;
+    // new chunk as current can rely on the old one being in the queue. Not once the recorder
+    // has stopped: the final flush has drained the queue, and the chunk stays current for it
+    // (it holds records of calls that reported success). `notCurrent` first: at the cap.
+    auto handOver = [log, s](bool notCurrent) {
+        if (log->chunk == nullptr) return true;
+        std::lock_guard<std::mutex> lock(s->handOverMutex);
+        if (s->stopped.load(std::memory_order_acquire)) return false;
+        if (notCurrent) log->current.store(nullptr, std::memory_order_release);
         s->full.enqueue(*log->token, log->chunk);
         log->chunk = nullptr;
+        return true;
     };
     Chunk* fresh = nullptr;
     if (need > m_options.chunkBytes) {
@@ -196,11 +202,8 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
             // At the memory cap: wait for the writer to recycle a chunk rather than drop data.
             // The full chunk goes to the writer first (and stops being current), so that every
             // thread waiting here gives one back: the wait ends for any number of threads.
-            if (log->chunk != nullptr) {
-                // Not current first, so the writer recycles the chunk as soon as it is written.
-                log->current.store(nullptr, std::memory_order_release);
-                handOver();
-            }
+            // Not current first, so the writer recycles the chunk as soon as it is written.
+            if (!handOver(true)) return false;  // stopped: still current for the final flush
             if (s->stopped.load(std::memory_order_acquire)) {
                 log->base = nullptr;
                 log->cursor = log->limit = 0;
@@ -221,7 +224,14 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
     fresh->last = false;
     fresh->committed.store(0, std::memory_order_relaxed);
     fresh->processed = 0;
-    handOver();
+    if (!handOver(false)) {
+        if (fresh->oversize) {
+            freeChunk(*s, fresh);
+        } else {
+            s->pool.enqueue(fresh);
+        }
+        return false;
+    }
     log->chunk = fresh;
     log->base = fresh->data();
     log->cursor = 0;
@@ -243,8 +253,12 @@ void Recorder::threadEnded(const std::shared_ptr<ThreadLog>& log) {
         return r->m_id.load(std::memory_order_acquire) == log->recorderId &&
                r->m_state.load(std::memory_order_acquire) == log->state;
     });
+    // Under handOverMutex, against stop(): once the recorder has stopped, the final flush has
+    // drained the queue, and the chunk stays current for it.
+    std::unique_lock<std::mutex> handOverLock;
+    if (ours) handOverLock = std::unique_lock<std::mutex>(log->state->handOverMutex);
     const bool handOver =
-        ours && log->chunk != nullptr && !log->state->stopping.load(std::memory_order_acquire);
+        ours && log->chunk != nullptr && !log->state->stopped.load(std::memory_order_acquire);
     if (handOver) {
         // The writer retires the log when it has written this chunk, and recycles it then.
         log->chunk->last = true;
@@ -356,7 +370,12 @@ bool Recorder::stop(std::string& error) {
             writer = std::move(s->writer);
         }
         if (writer.joinable()) writer.join();
-        s->stopped.store(true, std::memory_order_release);
+        {
+            // A chunk handed over from here on would miss the final flush: rotate() and
+            // threadEnded() check `stopped` under the same lock, and keep it current instead.
+            std::lock_guard<std::mutex> lock(s->handOverMutex);
+            s->stopped.store(true, std::memory_order_release);
+        }
         flushNow();
     }
     std::lock_guard<std::mutex> lock(s->flushMutex);

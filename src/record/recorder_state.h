@@ -41,7 +41,10 @@ struct SharedState {
     moodycamel::ConcurrentQueue<Chunk*> pool;          // recycled chunks, writer -> producers
     std::atomic<size_t> allocated{0};
     std::atomic<bool> stopping{false};
-    std::atomic<bool> stopped{false};
+    std::atomic<bool> stopped{false};  // set under handOverMutex
+    // Orders an owner's hand-over of a full chunk with stop(): a chunk is either queued before
+    // the final flush drains the queue, or stays its owner's current chunk for that flush.
+    std::mutex handOverMutex;
     std::atomic<size_t> threadCount{0};
 
     // Guards the writer side: converter, every ThreadLog::writer, `retired` and error state.
