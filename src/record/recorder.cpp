@@ -62,6 +62,17 @@ std::vector<Recorder*>& liveRecorders() {
 
 uint64_t currentTid() { return static_cast<uint64_t>(syscall(SYS_gettid)); }
 
+// The logs of running threads and of retired ones (the caller holds flushMutex).
+std::vector<std::shared_ptr<ThreadLog>> everyLog(SharedState& s) {
+    std::vector<std::shared_ptr<ThreadLog>> logs;
+    {
+        std::lock_guard<std::mutex> lock(s.registryMutex);
+        logs = s.logs;
+    }
+    logs.insert(logs.end(), s.retired.begin(), s.retired.end());
+    return logs;
+}
+
 // Hands this thread's chunks over when the thread ends, so the writer can retire its logs.
 struct ExitNotifier {
     std::vector<std::shared_ptr<ThreadLog>> logs;
@@ -390,12 +401,7 @@ bool Recorder::spillToFragments(std::string& error) {
         error = "the recorder is still running";
         return false;
     }
-    std::vector<std::shared_ptr<ThreadLog>> logs;
-    {
-        std::lock_guard<std::mutex> lock(s->registryMutex);
-        logs = s->logs;
-    }
-    logs.insert(logs.end(), s->retired.begin(), s->retired.end());
+    const std::vector<std::shared_ptr<ThreadLog>> logs = everyLog(*s);
     // A fresh attempt to reach the disk: a failure sets degraded and firstError again.
     s->degraded = false;
     RecordWriter writer(*s, m_options);
@@ -483,12 +489,7 @@ size_t Recorder::allocatedBytes() const { return m_state.load()->allocated.load(
 size_t Recorder::heldBytes() const {
     SharedState* s = m_state.load();
     std::lock_guard<std::mutex> flushLock(s->flushMutex);
-    std::vector<std::shared_ptr<ThreadLog>> logs;
-    {
-        std::lock_guard<std::mutex> lock(s->registryMutex);
-        logs = s->logs;
-    }
-    logs.insert(logs.end(), s->retired.begin(), s->retired.end());
+    const std::vector<std::shared_ptr<ThreadLog>> logs = everyLog(*s);
     size_t bytes = 0;
     for (const auto& log : logs) bytes += log->writer->memory.size();
     return bytes;

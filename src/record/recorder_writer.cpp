@@ -1,6 +1,5 @@
 #include "record/recorder_writer.h"
 
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,25 +13,17 @@
 namespace perfmarker::record {
 namespace {
 
-// Writes the buffers in order, in as few system calls as the kernel allows.
-bool writeAll(int fd, iovec* parts, int count, std::string& error) {
-    while (count > 0) {
-        const ssize_t w = ::writev(fd, parts, count);
+// Writes all `n` bytes, in as few system calls as the kernel allows.
+bool writeAll(int fd, const unsigned char* p, size_t n, std::string& error) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR) continue;
             error = std::strerror(errno);
             return false;
         }
-        auto done = static_cast<size_t>(w);
-        while (count > 0 && done >= parts->iov_len) {
-            done -= parts->iov_len;
-            ++parts;
-            --count;
-        }
-        if (count > 0) {
-            parts->iov_base = static_cast<char*>(parts->iov_base) + done;
-            parts->iov_len -= done;
-        }
+        p += w;
+        n -= static_cast<size_t>(w);
     }
     return true;
 }
@@ -236,8 +227,7 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
 bool RecordWriter::writeBlocks(const unsigned char* p, size_t n) {
     std::string error;
     if (m_s.fd < 0 && !openFragment(error)) return fail(m_s.path, error);
-    iovec part{const_cast<unsigned char*>(p), n};
-    if (!writeAll(m_s.fd, &part, 1, error)) {
+    if (!writeAll(m_s.fd, p, n, error)) {
         // Cut back to whole blocks, and write the next block there, not after a hole.
         if (ftruncate(m_s.fd, static_cast<off_t>(m_s.fileBytes)) != 0 ||
             lseek(m_s.fd, static_cast<off_t>(m_s.fileBytes), SEEK_SET) < 0) {
@@ -265,8 +255,7 @@ bool RecordWriter::openFragment(std::string& error) {
     std::memcpy(h.magic, kFragmentMagic, sizeof h.magic);
     h.pid = m_s.pid;
     h.index = m_s.index;
-    iovec part{&h, sizeof h};
-    if (!writeAll(m_s.fd, &part, 1, error)) {
+    if (!writeAll(m_s.fd, reinterpret_cast<const unsigned char*>(&h), sizeof h, error)) {
         close(m_s.fd);
         m_s.fd = -1;
         unlink(m_s.path.c_str());

@@ -70,15 +70,21 @@ void padField(std::string& out, size_t fieldStart, size_t width) {
     if (used < width) out.append(kSpaces.data(), width - used);
 }
 
-// The timestamp left-aligned in its 20-wide field, formatted on the stack and appended once:
-// the digits end at the middle of the buffer and the spaces after them complete the field.
+// Puts the timestamp left-aligned at the start of a field of spaces at `field`.
+void putTimestamp(char* field, uint64_t timestampNs) {
+    char digits[kMaxDecimalDigits];
+    char* const end = digits + sizeof digits;
+    const char* const first = formatDecimalBackward(end, timestampNs);
+    std::memcpy(field, first, static_cast<size_t>(end - first));
+}
+
+// The timestamp left-aligned in its 20-wide field, formatted on the stack and appended once.
 void appendTimestampField(std::string& out, uint64_t timestampNs) {
     static_assert(kTimestampWidth >= kMaxDecimalDigits);
-    char buffer[2 * kTimestampWidth];
-    char* const middle = buffer + kTimestampWidth;
-    char* const first = formatDecimalBackward(middle, timestampNs);
-    std::memset(middle, ' ', static_cast<size_t>(first - buffer));
-    out.append(first, kTimestampWidth);
+    char field[kTimestampWidth];
+    std::memset(field, ' ', sizeof field);
+    putTimestamp(field, timestampNs);
+    out.append(field, sizeof field);
 }
 
 void appendEscapedByte(std::string& out, unsigned char c) {
@@ -115,14 +121,6 @@ void appendGroupAndUser(std::string& out, std::string_view group, std::string_vi
         appendEscapedToken(out, userString);
     }
     out.push_back('\n');
-}
-
-// Puts the timestamp left-aligned at the start of a field of spaces at `field`.
-void putTimestamp(char* field, uint64_t timestampNs) {
-    char digits[kMaxDecimalDigits];
-    char* const end = digits + sizeof digits;
-    const char* const first = formatDecimalBackward(end, timestampNs);
-    std::memcpy(field, first, static_cast<size_t>(end - first));
 }
 
 bool isPlain(std::string_view text) {
