@@ -216,7 +216,8 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
     const BlockHeader h{log.tid, log.serial, static_cast<uint32_t>(block.size() - sizeof h),
                         records};
     std::memcpy(block.data(), &h, sizeof h);
-    if (m_o.mode == FlushMode::Timeout && !m_s.degraded && writeBlocks(block.data(), block.size())) {
+    if (m_o.mode == FlushMode::Timeout && !m_s.degraded &&
+        writeBlocks(block.data(), block.size())) {
         w.fileRecords += records;
         return;
     }
