@@ -63,7 +63,7 @@ inline std::string hex(uint64_t v) {
 // global, local; ReadBuffer: queue, buffer, size; Native: queue, function. apiId 999 fails.
 class FakeFormatter final : public OclFormatter {
 public:
-    std::string apiName(const record::ApiCallView& call) const override {
+    std::string_view apiName(const record::ApiCallView& call) const override {
         const auto it = fakeApis().find(call.head.apiId);
         return it == fakeApis().end() ? "Unknown_function_type" : it->second.first;
     }
@@ -82,7 +82,7 @@ public:
         }
         line = (call.head.ret == 0 ? std::string("CL_SUCCESS")
                                    : std::to_string(static_cast<int64_t>(call.head.ret))) +
-               " = " + apiName(call) + " ( ";
+               " = " + std::string(apiName(call)) + " ( ";
         for (size_t i = 0; i < call.head.argCount; ++i) {
             if (i > 0) line += ';';
             line += hex(call.arg(i));

@@ -51,11 +51,22 @@ const std::vector<FuncType>& funcTypes() {
 std::string decimal(uint64_t v) { return std::to_string(v); }
 std::string decimalSigned(int64_t v) { return std::to_string(v); }
 
-std::string upperHex(uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-    return buf;
+// "0x" and the hex digits of v (as printf's "0x%llX" / "0x%llx"), without printf's parsing:
+// handles are formatted for most lines of a trace.
+std::string prefixedHex(uint64_t v, bool upper) {
+    const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char buf[18];
+    char* p = buf + sizeof buf;
+    do {
+        *--p = digits[v & 15];
+        v >>= 4;
+    } while (v != 0);
+    *--p = 'x';
+    *--p = '0';
+    return std::string(p, buf + sizeof buf);
 }
+
+std::string upperHex(uint64_t v) { return prefixedHex(v, true); }
 
 std::string enumString(std::string_view group, int64_t value) {
     const std::string_view name = nameOf(group, value);
@@ -509,12 +520,14 @@ bool oclEnqueueFields(const ApiCallView& call, OclEnqueueFields& fields, std::st
     return true;
 }
 
-std::string oclApiName(int funcTypeId) {
+std::string_view oclApiNameView(int funcTypeId) {
     if (funcTypeId < 0 || funcTypeId >= kFuncTypeCount || !funcTypes()[funcTypeId].name) {
         return "Unknown_function_type";
     }
     return funcTypes()[funcTypeId].name;
 }
+
+std::string oclApiName(int funcTypeId) { return std::string(oclApiNameView(funcTypeId)); }
 
 bool oclIsEnqueueApi(int funcTypeId) {
     return funcTypeId >= 0 && funcTypeId < kFuncTypeCount && funcTypes()[funcTypeId].isEnqueue;
@@ -537,10 +550,7 @@ std::string oclCommandTypeName(uint32_t commandType) {
 std::string oclErrorName(int32_t code) { return enumString("cl_error", code); }
 
 std::string oclHandleString(uint64_t value) {
-    if (value == 0) return "NULL";
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-    return buf;
+    return value == 0 ? "NULL" : prefixedHex(value, false);
 }
 
 }  // namespace perfmarker::atp

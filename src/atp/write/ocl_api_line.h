@@ -44,6 +44,7 @@ bool oclEnqueueFields(const record::ApiCallView& call, OclEnqueueFields& fields,
 // Name of an API by its CL_FUNC_TYPE id ("Unknown_function_type" when there is none), and
 // whether the id is an enqueue API (its timestamp line carries device times).
 std::string oclApiName(int funcTypeId);
+std::string_view oclApiNameView(int funcTypeId);  // the same, a catalogue string
 bool oclIsEnqueueApi(int funcTypeId);
 
 // Name of a dispatch slot's API (the agent's ApiCallHead::slot); empty when none.

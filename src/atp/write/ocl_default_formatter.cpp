@@ -11,11 +11,12 @@ constexpr int kUnknownFuncType = 146;  // PM_CL_FUNC_TYPE_UNKNOWN of cl_api_tabl
 
 class CatalogueFormatter final : public OclFormatter {
 public:
-    std::string apiName(const record::ApiCallView& call) const override {
-        std::string name = oclSlotName(call.head.slot);
-        if (!name.empty()) return name;
-        return oclApiName(call.head.apiId == record::kNoApiId ? kUnknownFuncType
-                                                              : static_cast<int>(call.head.apiId));
+    std::string_view apiName(const record::ApiCallView& call) const override {
+        const ocl::ApiSpec* api = ocl::apiBySlot(call.head.slot);
+        if (api != nullptr && !api->name.empty()) return api->name;
+        return oclApiNameView(call.head.apiId == record::kNoApiId
+                                  ? kUnknownFuncType
+                                  : static_cast<int>(call.head.apiId));
     }
 
     int apiType(const record::ApiCallView& call) const override {

@@ -161,8 +161,9 @@ bool sameEventQuery(const ApiCallView& a, const ApiCallView& b) {
     return true;
 }
 
-// Turns a thread's ApiCall records into lines, in order. The pending line owns a copy of its
-// payload: a replay's bytes are only valid while the record is being visited.
+// Turns a thread's ApiCall records into lines, in order. A clGetEventInfo line waits for the
+// records after it (it may fold them) and owns a copy of its payload, which is only valid while
+// the record is visited; any other line is handed on at once, viewing the record.
 class LineAssembler {
 public:
     using Emit = std::function<void(const Line&)>;
@@ -175,15 +176,19 @@ public:
         ApiCallView call;
         if (!record::decodeApiCall(record.str0, call)) return false;
         ++m_calls;
-        const std::string name = m_formatter.apiName(call);
-        if (m_collapse && m_pending && m_name == kEventInfoApi && name == kEventInfoApi &&
-            sameEventQuery(m_view, call)) {
+        const std::string_view name = m_formatter.apiName(call);
+        const bool eventInfo = m_collapse && name == kEventInfoApi;
+        if (eventInfo && m_pending && sameEventQuery(m_view, call)) {
             ++m_count;
             ++m_collapsed;
             m_end = std::max(m_end, call.head.endTime);
             return true;
         }
         flush();
+        if (!eventInfo) {
+            m_emit(Line{&call, name, record.time, std::max(call.head.endTime, record.time), 1});
+            return true;
+        }
         m_payload.assign(record.str0);
         record::decodeApiCall(m_payload, m_view);
         m_name = name;
@@ -210,7 +215,7 @@ private:
     bool m_pending = false;
     std::string m_payload;
     ApiCallView m_view;
-    std::string m_name;
+    std::string_view m_name;  // the formatter's: outlives the assembler
     uint64_t m_start = 0;
     uint64_t m_end = 0;
     uint32_t m_count = 1;
@@ -231,9 +236,11 @@ struct LineKey {
 struct ThreadEntry {
     uint64_t tid = 0;
     RecordReplay replay;
-    uint64_t lines = 0;               // after collapsing
-    uint64_t kept = 0;                // after the maxApiCalls cut
-    std::vector<uint64_t> keptLines;  // sorted line indexes, only when the cut applies
+    uint64_t lines = 0;       // after collapsing
+    bool inTimeOrder = true;  // line starts never go back (then the cut keeps a prefix)
+    uint64_t lastStart = 0;
+    uint64_t kept = 0;  // after the maxApiCalls cut: the first `kept` lines, unless...
+    std::vector<uint64_t> keptLines;  // ...these (sorted line indexes) are given
 };
 
 struct EnqueueSample {
@@ -266,60 +273,14 @@ private:
 
 }  // namespace
 
-// ---- device clock --------------------------------------------------------------------------
-
-bool normalizeDeviceTimes(uint64_t t[4]) {
-    if (t[0] == 0) {
-        for (size_t i = 1; i < 4 && t[0] == 0; ++i) t[0] = t[i];
-        if (t[0] == 0) return false;
-    }
-    for (size_t i = 1; i < 4; ++i) {
-        if (t[i] == 0) t[i] = t[i - 1];
-    }
-    return true;
-}
-
-void DeviceClockFit::add(uint64_t apiStart, uint64_t apiEnd, uint64_t deviceQueued) {
-    const __int128 low = static_cast<__int128>(apiStart) - deviceQueued;
-    const __int128 high = static_cast<__int128>(std::max(apiEnd, apiStart)) - deviceQueued;
-    m_low = m_any ? std::max(m_low, low) : low;
-    m_high = m_any ? std::min(m_high, high) : high;
-    m_any = true;
-}
-
-int64_t DeviceClockFit::offset() const {
-    if (!m_any) return 0;
-    __int128 offset = m_high;  // inconsistent samples (drift): queued <= API end holds for all
-    if (m_low <= m_high) {
-        // The same clock as the host when that fits every command, else the middle of what fits.
-        offset = (m_low <= 0 && 0 <= m_high) ? 0 : m_low + (m_high - m_low) / 2;
-    }
-    constexpr __int128 kMax = std::numeric_limits<int64_t>::max();
-    return static_cast<int64_t>(std::clamp<__int128>(offset, -kMax, kMax));
-}
-
-bool convertDeviceTimes(const uint64_t device[4], int64_t offset, uint64_t apiStart,
-                        uint64_t apiEnd, uint64_t host[4]) {
-    apiEnd = std::max(apiEnd, apiStart);
-    bool moved = false;
-    uint64_t floor = apiStart;
-    for (size_t i = 0; i < 4; ++i) {
-        const __int128 converted = static_cast<__int128>(device[i]) + offset;
-        const __int128 ceiling = i == 0 ? __int128{apiEnd} : __int128{UINT64_MAX};
-        const __int128 clamped = std::clamp<__int128>(converted, floor, ceiling);
-        moved = moved || clamped != converted;
-        host[i] = static_cast<uint64_t>(clamped);
-        floor = host[i];
-    }
-    return moved;
-}
-
 // ---- builder -------------------------------------------------------------------------------
 
 struct OclTraceBuilder::Impl {
     Impl(const OclFormatter& f, OclTraceOptions o) : formatter(f), options(o) {}
 
-    using LineVisit = std::function<void(const Line&, uint64_t lineIndex)>;
+    // Returns false when no more lines are wanted: the rest of the thread's ApiCall records are
+    // then passed over without being decoded.
+    using LineVisit = std::function<bool(const Line&, uint64_t lineIndex)>;
     // `count`: add the record counts to the stats (the first reading only).
     bool replayLines(ThreadEntry& thread, const RecordVisit& other, const LineVisit& onLine,
                      bool count, std::string& error);
@@ -330,7 +291,6 @@ struct OclTraceBuilder::Impl {
     void noteEnqueue(const Line& line);
     void computeOffsets();
     bool applyLimit(std::string& error);
-    bool isKept(const ThreadEntry& thread, uint64_t lineIndex) const;
     bool writeSection(SectionKind kind, const TextSink& sink, std::string& error,
                       const std::function<void(const Line&, std::string&)>& format);
     void apiLine(const Line& line, std::string& out);
@@ -345,7 +305,6 @@ struct OclTraceBuilder::Impl {
     std::unordered_map<uint64_t, DeviceTimesPayload> deviceTimes;
     std::unordered_map<uint64_t, int64_t> deviceOffsets;  // by device handle (0: unknown)
     std::vector<EnqueueSample> samples;
-    bool limited = false;
     OclTraceStats stats;
     OclTimestampLine scratch;  // reused per line so its strings keep their capacity
     std::string lineText;
@@ -354,12 +313,15 @@ struct OclTraceBuilder::Impl {
 bool OclTraceBuilder::Impl::replayLines(ThreadEntry& thread, const RecordVisit& other,
                                         const LineVisit& onLine, bool count, std::string& error) {
     uint64_t index = 0;
-    LineAssembler assembler(formatter, options.collapseEventInfo,
-                            [&](const Line& line) { onLine(line, index++); });
+    bool more = true;
+    LineAssembler assembler(formatter, options.collapseEventInfo, [&](const Line& line) {
+        if (more) more = onLine(line, index);
+        ++index;
+    });
     const bool ok = thread.replay(
         [&](const RecordView& record) {
             if (record.kind == RecordKind::ApiCall) {
-                if (!assembler.feed(record) && count) ++stats.malformedRecords;
+                if (more && !assembler.feed(record) && count) ++stats.malformedRecords;
             } else if (other) {
                 other(record);
             }
@@ -417,16 +379,27 @@ void OclTraceBuilder::Impl::computeOffsets() {
 }
 
 // Keeps the maxApiCalls earliest lines of the process: a bounded max-heap of line keys, so
-// the memory is that of the kept lines, not of all lines.
+// the memory is that of the kept lines, not of all lines. A thread in time order keeps its first
+// lines: its reading stops at the first line the heap refuses, and a thread alone needs no heap.
 bool OclTraceBuilder::Impl::applyLimit(std::string& error) {
     uint64_t total = 0;
-    for (const ThreadEntry& t : threads) total += t.lines;
-    for (ThreadEntry& t : threads) t.kept = t.lines;
+    size_t withLines = 0;
+    for (ThreadEntry& t : threads) {
+        total += t.lines;
+        withLines += t.lines > 0 ? 1 : 0;
+        t.kept = t.lines;
+    }
     if (total <= options.maxApiCalls) return true;
-    limited = true;
     stats.droppedLines = total - options.maxApiCalls;
+    for (ThreadEntry& t : threads) {
+        if (withLines == 1 && t.lines > 0 && t.inTimeOrder) {
+            t.kept = options.maxApiCalls;
+            return true;
+        }
+    }
     std::priority_queue<LineKey> heap;
     for (size_t i = 0; i < threads.size() && options.maxApiCalls > 0; ++i) {
+        const bool inTimeOrder = threads[i].inTimeOrder;
         const auto visit = [&](const Line& line, uint64_t index) {
             const LineKey key{line.start, i, index};
             if (heap.size() < options.maxApiCalls) {
@@ -434,7 +407,10 @@ bool OclTraceBuilder::Impl::applyLimit(std::string& error) {
             } else if (key < heap.top()) {
                 heap.pop();
                 heap.push(key);
+            } else {
+                return !inTimeOrder;  // in time order, every later line is refused too
             }
+            return true;
         };
         if (!replayLines(threads[i], visit, error)) return false;
     }
@@ -442,15 +418,14 @@ bool OclTraceBuilder::Impl::applyLimit(std::string& error) {
     for (; !heap.empty(); heap.pop())
         threads[heap.top().thread].keptLines.push_back(heap.top().line);
     for (ThreadEntry& t : threads) {
-        std::sort(t.keptLines.begin(), t.keptLines.end());
         t.kept = t.keptLines.size();
+        if (t.inTimeOrder) {
+            std::vector<uint64_t>().swap(t.keptLines);  // the first `kept` lines
+        } else {
+            std::sort(t.keptLines.begin(), t.keptLines.end());
+        }
     }
     return true;
-}
-
-bool OclTraceBuilder::Impl::isKept(const ThreadEntry& thread, uint64_t lineIndex) const {
-    if (!limited) return true;
-    return std::binary_search(thread.keptLines.begin(), thread.keptLines.end(), lineIndex);
 }
 
 bool OclTraceBuilder::Impl::writeSection(
@@ -462,11 +437,16 @@ bool OclTraceBuilder::Impl::writeSection(
         if (thread.kept == 0) continue;
         appendThreadHeader(out.text(), thread.tid, thread.kept);
         uint64_t written = 0;
+        const std::vector<uint64_t>& kept = thread.keptLines;  // empty: the first lines
         const auto visit = [&](const Line& line, uint64_t index) {
-            if (!out.ok() || !isKept(thread, index)) return;
+            if (!kept.empty() && (written >= kept.size() || kept[written] != index)) {
+                return written < kept.size();
+            }
+            if (!out.ok()) return false;
             format(line, out.text());
             ++written;
             out.maybeFlush();
+            return written < thread.kept;
         };
         if (!replayLines(thread, visit, error)) return false;
         if (written != thread.kept && out.ok()) {
@@ -599,14 +579,18 @@ bool OclTraceBuilder::prepare(std::string& error) {
     m.deviceTimes.clear();
     m.deviceOffsets.clear();
     m.samples.clear();
-    m.limited = false;
     for (ThreadEntry& thread : m.threads) thread.keptLines.clear();
     for (ThreadEntry& thread : m.threads) {
         thread.lines = 0;
+        thread.inTimeOrder = true;
+        thread.lastStart = 0;
         const auto other = [&m](const RecordView& r) { m.collectObject(r); };
         const auto onLine = [&](const Line& line, uint64_t) {
             ++thread.lines;
+            thread.inTimeOrder = thread.inTimeOrder && line.start >= thread.lastStart;
+            thread.lastStart = line.start;
             m.noteEnqueue(line);
+            return true;
         };
         if (!m.replayLines(thread, other, onLine, true, error)) return false;
     }

@@ -31,7 +31,8 @@ struct OclEnqueueInfo {
 class OclFormatter {
 public:
     virtual ~OclFormatter() = default;
-    virtual std::string apiName(const record::ApiCallView& call) const = 0;
+    // A name that outlives the formatter (a catalogue entry).
+    virtual std::string_view apiName(const record::ApiCallView& call) const = 0;
     // CL_FUNC_TYPE id written in field 1 of the timestamp line.
     virtual int apiType(const record::ApiCallView& call) const = 0;
     // An enqueue API whose call succeeded: its timestamp line carries device times.

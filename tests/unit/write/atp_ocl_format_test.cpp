@@ -293,6 +293,9 @@ TEST(OclFormat, NamesAndIds) {
     EXPECT_TRUE(perfmarker::atp::oclIsEnqueueApi(66));
     EXPECT_FALSE(perfmarker::atp::oclIsEnqueueApi(74));
     EXPECT_EQ(perfmarker::atp::oclHandleString(0), "NULL");
+    EXPECT_EQ(perfmarker::atp::oclHandleString(1), "0x1");
+    EXPECT_EQ(perfmarker::atp::oclHandleString(0x7f3a00c0ffeeULL), "0x7f3a00c0ffee");
+    EXPECT_EQ(perfmarker::atp::oclHandleString(~0ULL), "0xffffffffffffffff");
 }
 
 // Every API of the table formats from a payload with all arguments zero (no captures) and one

@@ -268,6 +268,44 @@ TEST(OclTraceBuilder, MaxApiCallsKeepsTheEarliestCallsOfTheProcess) {
     EXPECT_EQ(none.stats.droppedLines, 20u);
 }
 
+// A thread alone keeps its first lines; a thread whose starts go back (API records are not
+// clamped into order) keeps its earliest lines wherever they are, in their order, next to a
+// thread in time order whose reading stops at its first refused line.
+TEST(OclTraceBuilder, MaxApiCallsKeepsTheEarliestLinesOfThreadsOutOfTimeOrder) {
+    std::vector<Rec> alone;
+    for (uint64_t i = 0; i < 10; ++i) alone.push_back(apiCall(100 + i, 100 + i, kFinish, {i}));
+    OclTraceOptions options;
+    options.maxApiCalls = 4;
+    Built first = build({{1, alone}}, options);
+    ASSERT_TRUE(first.ok) << first.error;
+    ASSERT_EQ(first.ts().size(), 1u);
+    ASSERT_EQ(first.ts()[0].lines.size(), 4u);
+    for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(timestampOf(first.ts()[0].lines[i]).start, 100 + i);
+    EXPECT_EQ(first.stats.droppedLines, 6u);
+
+    std::vector<Rec> back, ordered;
+    for (const uint64_t start : {10, 70, 20, 90, 30, 80, 40}) {
+        back.push_back(apiCall(start, start + 1, kFinish, {start}));
+    }
+    for (const uint64_t start : {25, 35, 45, 55, 65}) {
+        ordered.push_back(apiCall(start, start + 1, kFinish, {start}));
+    }
+    options.maxApiCalls = 6;  // 10 20 25 30 35 40
+    Built b = build({{1, back}, {2, ordered}}, options);
+    ASSERT_TRUE(b.ok) << b.error;
+    ASSERT_EQ(b.ts().size(), 2u);
+    std::vector<uint64_t> starts;
+    for (const std::string& line : b.ts()[0].lines) starts.push_back(timestampOf(line).start);
+    EXPECT_EQ(starts, (std::vector<uint64_t>{10, 20, 30, 40}));
+    ASSERT_EQ(b.api()[0].lines.size(), 4u);
+    EXPECT_THAT(b.api()[0].lines[1], HasSubstr("0x14"));  // the call that started at 20
+    starts.clear();
+    for (const std::string& line : b.ts()[1].lines) starts.push_back(timestampOf(line).start);
+    EXPECT_EQ(starts, (std::vector<uint64_t>{25, 35}));
+    EXPECT_EQ(b.stats.droppedLines, 6u);
+    EXPECT_EQ(b.stats.lines, 6u);
+}
+
 TEST(OclTraceBuilder, ACollapsedRunCountsAsOneLineForTheCap) {
     OclTraceOptions options;
     options.maxApiCalls = 2;
