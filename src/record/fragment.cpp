@@ -105,7 +105,8 @@ bool FragmentReader::open(const std::string& path, std::string& error) {
         error = path + ": " + std::strerror(errno);
         return false;
     }
-    if (std::memcmp(h.magic, kFragmentMagic, sizeof kFragmentMagic) != 0) {
+    if (std::memcmp(h.magic, kFragmentMagic, sizeof kFragmentMagic) != 0 &&
+        std::memcmp(h.magic, kFragmentMagicV3, sizeof kFragmentMagicV3) != 0) {
         error = path + ": not a fragment (bad magic)";
         return false;
     }

@@ -11,7 +11,10 @@ namespace {
 //   time     varint of the zigzagged difference from the previous record's time (0 first)
 //   strings  for each one present: varint v; v odd: the block's string number v >> 1;
 //            v even: v >> 1 bytes follow, and they are the block's next string number (except
-//            the binary payload, str0 of kinds 16 and up, which is never numbered)
+//            the binary payload, str0 of kinds 16 and up, which is never numbered; for it, v odd
+//            says: v >> 1 words of 8 bytes, as the block's previous payload of the same kind,
+//            except those set in the bit mask that follows (one bit per word, (words + 7) / 8
+//            bytes), whose new values follow in order)
 constexpr unsigned kKindBits = 0x1f;
 constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
 
@@ -19,6 +22,8 @@ constexpr size_t kSlots = 1024;                // power of two
 constexpr uint32_t kMaxInterned = kSlots / 2;  // the table stays at most half full
 constexpr size_t kMaxInternedBytes = 1024;     // longer strings are written as they are
 constexpr int kMaxProbes = 8;
+constexpr size_t kMaxDeltaWords = 64;  // payloads up to 512 bytes are compared
+constexpr uint32_t kFirstAgentKind = 16;
 
 uint64_t load8(const char* p) {
     uint64_t v;
@@ -111,6 +116,7 @@ void BlockPacker::begin(size_t headroom) {
     m_interned = 0;
     if (++m_generation == 0) {  // after 2^32 blocks: forget every slot for real
         for (Slot& s : m_slots) s.generation = 0;
+        m_payloads.fill(Payload{nullptr, 0, 0});
         m_generation = 1;
     }
 }
@@ -140,6 +146,40 @@ unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, bool
     return p + s.size();
 }
 
+unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::string_view s) {
+    Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
+    const size_t words = s.size() / 8;
+    if (last.generation == m_generation && last.size == s.size() && s.size() % 8 == 0 &&
+        words <= kMaxDeltaWords) {
+        unsigned char mask[kMaxDeltaWords / 8] = {};
+        size_t changed = 0;
+        for (size_t i = 0; i < words; ++i) {
+            if (load8(s.data() + 8 * i) != load8(last.data + 8 * i)) {
+                mask[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
+                ++changed;
+            }
+        }
+        const size_t maskBytes = (words + 7) / 8;
+        if (maskBytes + 8 * changed < s.size()) {
+            p = putVarint(p, (uint64_t{words} << 1) | 1);
+            std::memcpy(p, mask, maskBytes);
+            p += maskBytes;
+            for (size_t i = 0; i < words; ++i) {
+                if (mask[i / 8] & (1u << (i % 8))) {
+                    std::memcpy(p, s.data() + 8 * i, 8);
+                    p += 8;
+                }
+            }
+            last.data = s.data();
+            return p;
+        }
+    }
+    last = Payload{s.data(), static_cast<uint32_t>(s.size()), m_generation};
+    p = putVarint(p, uint64_t{s.size()} << 1);
+    std::memcpy(p, s.data(), s.size());
+    return p + s.size();
+}
+
 void BlockPacker::add(const RecordView& r) {
     const auto kind = static_cast<uint32_t>(r.kind);
     // At most: the tag, a 10-byte time, and per string a 5-byte varint and its bytes.
@@ -153,7 +193,7 @@ void BlockPacker::add(const RecordView& r) {
     // the caller's stores that have just written them.
     if (!r.str0.empty()) {
         tag |= kStringBit[0];
-        p = putString(p, r.str0, kind <= static_cast<uint32_t>(RecordKind::MarkerEndEx));
+        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : putString(p, r.str0, true);
     }
     if (!r.str1.empty()) {
         tag |= kStringBit[1];
@@ -187,6 +227,49 @@ int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, bool nu
     return 1;
 }
 
+int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
+                           std::string_view& out) {
+    Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
+    uint64_t v = 0;
+    const int r = getVarint(p, n, pos, v);
+    if (r <= 0) return r;
+    if ((v & 1) == 0) {
+        const uint64_t size = v >> 1;
+        if (size == 0) return -1;  // an empty payload is written as none
+        if (size > n - pos) return 0;
+        out = {reinterpret_cast<const char*>(p + pos), static_cast<size_t>(size)};
+        pos += size;
+        last.view = out;
+        last.inWords = false;
+        return 1;
+    }
+    const uint64_t words = v >> 1;
+    if (words == 0 || words > kMaxDeltaWords || last.view.size() != words * 8) return -1;
+    const size_t maskBytes = static_cast<size_t>((words + 7) / 8);
+    if (maskBytes > n - pos) return 0;
+    const unsigned char* mask = p + pos;
+    size_t changed = 0;
+    for (size_t i = 0; i < maskBytes; ++i)
+        changed += static_cast<size_t>(__builtin_popcount(mask[i]));
+    if (words % 8 != 0 && (mask[maskBytes - 1] >> (words % 8)) != 0) return -1;  // no such word
+    if (8 * changed > n - pos - maskBytes) return 0;
+    if (!last.inWords) {
+        last.words.assign(last.view);
+        last.inWords = true;
+    }
+    const unsigned char* value = mask + maskBytes;
+    for (size_t i = 0; i < words; ++i) {
+        if (mask[i / 8] & (1u << (i % 8))) {
+            std::memcpy(&last.words[8 * i], value, 8);
+            value += 8;
+        }
+    }
+    pos += maskBytes + 8 * changed;
+    last.view = last.words;
+    out = last.view;
+    return 1;
+}
+
 int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordView& out) {
     const unsigned tag = p[pos++];
     const uint32_t kind = tag & kKindBits;
@@ -200,8 +283,11 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
     out.str0 = {};
     out.str1 = {};
     out.str2 = {};
-    const bool payload = kind > static_cast<uint32_t>(RecordKind::MarkerEndEx);
-    if ((tag & kStringBit[0]) && (r = string(p, n, pos, !payload, out.str0)) <= 0) return r;
+    if (tag & kStringBit[0]) {
+        r = kind >= kFirstAgentKind ? payload(p, n, pos, kind, out.str0)
+                                    : string(p, n, pos, true, out.str0);
+        if (r <= 0) return r;
+    }
     if ((tag & kStringBit[1]) && (r = string(p, n, pos, true, out.str1)) <= 0) return r;
     if ((tag & kStringBit[2]) && (r = string(p, n, pos, true, out.str2)) <= 0) return r;
     return 1;

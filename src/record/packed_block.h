@@ -4,8 +4,10 @@
 // takes about 10 bytes instead of the 64 of the chunk layout (record_format.h).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +38,9 @@ private:
     // A numbered string is looked up among the block's and numbered when new; the binary
     // payloads are not.
     unsigned char* putString(unsigned char* p, std::string_view s, bool numbered);
+    // An agent record's payload: the 8-byte words that differ from the block's previous payload
+    // of the same kind, when that is shorter, else the bytes.
+    unsigned char* putPayload(unsigned char* p, uint32_t kind, std::string_view s);
 
     struct Slot {
         const char* data;
@@ -45,6 +50,12 @@ private:
         uint32_t generation;
     };
     std::vector<Slot> m_slots;  // open addressing; a slot of another generation is free
+    struct Payload {
+        const char* data;
+        uint32_t size;
+        uint32_t generation;  // of another block: none
+    };
+    std::array<Payload, 16> m_payloads{};  // the last payload of each agent kind (16-31)
     std::vector<unsigned char> m_buf;
     size_t m_used = 0;
     uint64_t m_lastTime = 0;
@@ -55,7 +66,8 @@ private:
 };
 
 // Reads packed blocks. Keeps its string table between calls so that reading allocates only
-// when a block has more distinct strings than any before.
+// when a block has more distinct strings than any before. A record's views are valid while it
+// is visited (a payload may live in the unpacker, rebuilt from the one before).
 class BlockUnpacker {
 public:
     // Calls `visit` for each whole record of the block in `p[0, n)`, in order; the views point
@@ -69,14 +81,25 @@ private:
     // invalid.
     int next(const unsigned char* p, size_t n, size_t& pos, RecordView& out);
     int string(const unsigned char* p, size_t n, size_t& pos, bool numbered, std::string_view& out);
+    int payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
+                std::string_view& out);
 
     std::vector<std::string_view> m_strings;
+    // The last payload of each agent kind in the block; a payload written as changed words is
+    // rebuilt in `words` (valid until the next payload of its kind).
+    struct Payload {
+        std::string_view view;
+        std::string words;
+        bool inWords = false;
+    };
+    std::array<Payload, 16> m_payloads;
     uint64_t m_lastTime = 0;
 };
 
 template <typename Visit>
 uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, bool* damaged) {
     m_strings.clear();
+    for (Payload& payload : m_payloads) payload.view = {};
     m_lastTime = 0;
     if (damaged != nullptr) *damaged = false;
     uint32_t count = 0;

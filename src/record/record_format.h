@@ -99,7 +99,9 @@ struct FragmentHeader {
     uint64_t pid;
     uint64_t index;  // the recorder's number in the process (the file name's <n>)
 };
-inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '3'};
+inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '4'};
+// Fragments of the version before (no payload written as changed words) read the same way.
+inline constexpr char kFragmentMagicV3[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '3'};
 static_assert(sizeof(FragmentHeader) == 24, "fragment header layout");
 
 // A block: one thread's whole records (`bytes` of them, `records` in number), written by one

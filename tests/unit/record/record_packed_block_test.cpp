@@ -1,9 +1,10 @@
 // Packed blocks (src/record/packed_block.h, docs/format.md#fragments): records come back as
-// they went in, repeated strings cost a reference, and cut or damaged bytes stop the reading at
-// the last whole record.
+// they went in, repeated strings cost a reference, a payload like the one before costs its
+// changed words, and cut or damaged bytes stop the reading at the last whole record.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -176,6 +177,89 @@ TEST(record_PackedBlock, DamagedBytesStopTheReading) {
     bool damaged = false;
     EXPECT_TRUE(unpack(endless, endless.size(), &damaged).empty());
     EXPECT_TRUE(damaged);
+}
+
+// `words` 8-byte words: word i is `base + i`, and word `changed` (if any) is `value` instead.
+std::string payloadOf(size_t words, uint64_t base, size_t changed = SIZE_MAX, uint64_t value = 0) {
+    std::string out(words * 8, '\0');
+    for (size_t i = 0; i < words; ++i) {
+        const uint64_t w = i == changed ? value : base + i;
+        std::memcpy(&out[8 * i], &w, 8);
+    }
+    return out;
+}
+
+// An agent's calls repeat most of their payload (the API, its handles and sizes): a payload
+// the size of the one before of its kind is written as the words that changed, kinds apart.
+TEST(record_PackedBlock, PayloadsLikeTheOneBeforeAreTheirChangedWords) {
+    std::vector<Rec> records;
+    for (uint64_t i = 0; i < 1000; ++i) {
+        records.push_back(
+            {1000 + 40 * i, RecordKind::ApiCall, payloadOf(8, 7, 0, 5000 + 40 * i), "", ""});
+        if (i % 10 == 0) {
+            records.push_back({1010 + 40 * i, RecordKind::DeviceTimes, payloadOf(5, i), "", ""});
+        }
+    }
+    records.push_back({90000, RecordKind::ApiCall, payloadOf(9, 7), "", ""});          // longer
+    records.push_back({90001, RecordKind::ApiCall, payloadOf(9, 7), "", ""});          // the same
+    records.push_back({90002, RecordKind::ApiCall, payloadOf(9, 7) + "odd", "", ""});  // not words
+    records.push_back({90003, RecordKind::ApiCall, payloadOf(9, 100), "", ""});  // all changed
+    records.push_back({90004, RecordKind::ObjectInfo, payloadOf(80, 1), "queue", ""});  // large
+    records.push_back({90005, RecordKind::ObjectInfo, payloadOf(80, 1, 3, 9), "queue", ""});
+    const auto bytes = pack(records);
+    // A call: tag, time delta (1 byte), the form (1), the mask (1) and one word; a DeviceTimes
+    // record every tenth call, all its words changed: written out.
+    EXPECT_LT(bytes.size(), 1000u * 12 + 100u * 44 + 2000);
+    bool damaged = true;
+    EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records);
+    EXPECT_FALSE(damaged);
+    // Cut anywhere, the whole records before the cut come back as they went in.
+    for (size_t n = bytes.size() - 40; n < bytes.size(); ++n) {
+        damaged = true;
+        const auto got = unpack(bytes, n, &damaged);
+        EXPECT_FALSE(damaged) << n;
+        ASSERT_LT(got.size(), records.size());
+        EXPECT_TRUE(std::equal(got.begin(), got.end(), records.begin())) << n;
+    }
+}
+
+TEST(record_PackedBlock, ChangedWordsWithoutTheirPayloadAreDamage) {
+    const auto apiCallWith = [](std::vector<unsigned char> form) {
+        std::vector<unsigned char> bytes = {0x10 | 0x20, 0x00};  // ApiCall with str0, time 0
+        bytes.insert(bytes.end(), form.begin(), form.end());
+        return bytes;
+    };
+    const std::vector<unsigned char> word(8, 0xab);
+    struct Case {
+        const char* what;
+        std::vector<unsigned char> bytes;
+    };
+    std::vector<unsigned char> noBase = apiCallWith({0x03, 0x01});  // 1 word, word 0 changed
+    noBase.insert(noBase.end(), word.begin(), word.end());
+    // A literal of one word, then two words changed in it.
+    std::vector<unsigned char> wrongSize = apiCallWith({0x10});
+    wrongSize.insert(wrongSize.end(), word.begin(), word.end());
+    const auto second = apiCallWith({0x05, 0x01});
+    wrongSize.insert(wrongSize.end(), second.begin(), second.end());
+    wrongSize.insert(wrongSize.end(), word.begin(), word.end());
+    // A literal of one word, then a mask naming word 1 of it.
+    std::vector<unsigned char> beyond = apiCallWith({0x10});
+    beyond.insert(beyond.end(), word.begin(), word.end());
+    const auto third = apiCallWith({0x03, 0x02});
+    beyond.insert(beyond.end(), third.begin(), third.end());
+    beyond.insert(beyond.end(), word.begin(), word.end());
+    const Case cases[] = {
+        {"changed words before any payload of the kind", noBase},
+        {"more words than the payload before", wrongSize},
+        {"a changed word past the payload's end", beyond},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.what);
+        bool damaged = false;
+        const auto got = unpack(c.bytes, c.bytes.size(), &damaged);
+        EXPECT_TRUE(damaged);
+        EXPECT_EQ(got.size(), c.bytes == noBase ? 0u : 1u);
+    }
 }
 
 }  // namespace
