@@ -322,11 +322,11 @@ void Recorder::writerLoop(SharedState* s) {
     }
 }
 
-void Recorder::flushNow() {
+void Recorder::flush(bool final) {
     SharedState* s = m_state.load();
     std::lock_guard<std::mutex> lock(s->flushMutex);
     s->converter.calibrate();
-    RecordWriter(*s, m_options).flushAll();
+    RecordWriter(*s, m_options).flushAll(final);
 }
 
 namespace {
@@ -387,7 +387,7 @@ bool Recorder::stop(std::string& error) {
             std::lock_guard<std::mutex> lock(s->handOverMutex);
             s->stopped.store(true, std::memory_order_release);
         }
-        flushNow();
+        flush(true);
     }
     std::lock_guard<std::mutex> lock(s->flushMutex);
     if (s->degraded) error = s->firstError;

@@ -217,7 +217,7 @@ public:
     bool degraded() const;  // a fragment write failed; records are kept in memory
 
     // The writer's flush of all threads' committed records, as the interval timer does it.
-    void flushNow();
+    void flushNow() { flush(false); }
 
 private:
     static constexpr size_t kShortString = 64;
@@ -267,6 +267,7 @@ private:
     // single %fs-relative load with no TLS wrapper call.
     static __thread TlsCache t_cache __attribute__((tls_model("initial-exec")));
 
+    void flush(bool final);
     ThreadLog* threadLogSlow();
     bool rotate(ThreadLog* log, size_t need);
     static void publish(ThreadLog* log) {

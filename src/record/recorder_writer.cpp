@@ -44,7 +44,7 @@ void RecordWriter::acceptSealed(Chunk* const* chunks, size_t n) {
     }
 }
 
-void RecordWriter::flushAll() {
+void RecordWriter::flushAll(bool final) {
     Chunk* batch[64];
     while (size_t n = m_s.full.try_dequeue_bulk(batch, 64)) acceptSealed(batch, n);
     std::vector<std::shared_ptr<ThreadLog>> logs;
@@ -62,11 +62,39 @@ void RecordWriter::flushAll() {
             processSealed(*log);
             cur = log->current.load(std::memory_order_acquire);  // the old one may be reused
         }
-        if (cur == nullptr || cur->seq != log->writer->expectedSeq) continue;
+        if (cur == nullptr || cur->seq != log->writer->expectedSeq) {
+            if (final) flushPastGap(*log);
+            continue;
+        }
         flushSpan(*log, *cur, cur->committed.load(std::memory_order_acquire));
         if (exited) retire(log, cur);
     }
     topUpPool();
+}
+
+void RecordWriter::flushPastGap(ThreadLog& log) {
+    auto& w = *log.writer;
+    Chunk* cur = log.current.load(std::memory_order_acquire);
+    // A current chunk behind the expected one is a chunk its owner queued (and the writer
+    // wrote) just before the owner could publish the next one: no gap.
+    if (w.pending.empty() && (cur == nullptr || cur->seq <= w.expectedSeq)) return;
+    const uint64_t missing = w.expectedSeq;
+    std::fprintf(stderr,
+                 "perfmarker: internal error: chunk %llu of thread %llu never reached the writer; "
+                 "the records after it are written all the same\n",
+                 static_cast<unsigned long long>(missing),
+                 static_cast<unsigned long long>(log.tid));
+    while (!w.pending.empty()) {
+        Chunk* c = w.pending.front();
+        w.pending.erase(w.pending.begin());
+        flushSpan(log, *c, c->committed.load(std::memory_order_acquire));
+        w.expectedSeq = c->seq + 1;
+        if (c != cur) recycle(c);
+    }
+    if (cur != nullptr && cur->seq >= w.expectedSeq) {
+        w.expectedSeq = cur->seq;
+        flushSpan(log, *cur, cur->committed.load(std::memory_order_acquire));
+    }
 }
 
 void RecordWriter::topUpPool() {

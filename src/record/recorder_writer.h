@@ -18,8 +18,10 @@ public:
     // Routes sealed chunks to their owners' pending lists and flushes what is in order.
     void acceptSealed(Chunk* const* chunks, size_t n);
 
-    // Flushes every thread's committed records and retires exited threads.
-    void flushAll();
+    // Flushes every thread's committed records and retires exited threads. `final`: the flush
+    // of a stopped recorder, after which no chunk arrives; one that never arrived (an internal
+    // error) is reported, and the chunks after it are written all the same.
+    void flushAll(bool final = false);
 
     // Keeps chunks ready so owners rarely allocate (and page-fault) themselves. The target
     // starts at one per thread (at least 4) and doubles whenever the writer finds the pool
@@ -34,6 +36,9 @@ public:
 
 private:
     void processSealed(ThreadLog& log);
+
+    // The final flush's check of one thread: its chunks held back behind one that never came.
+    void flushPastGap(ThreadLog& log);
 
     void releaseSealedCurrent(ThreadLog& log);
 

@@ -373,15 +373,15 @@ TEST_P(CoreTest, EverySuccessfulCallIsInTheFileWhateverFinalizeRacesWith) {
             const int finalizeCode = core.finalize();
             finalized.store(true);
             for (auto& t : threads) t.join();
-            ::testing::internal::GetCapturedStderr();
-            ASSERT_EQ(finalizeCode, kSuccess);
+            const std::string said = ::testing::internal::GetCapturedStderr();
+            ASSERT_EQ(finalizeCode, kSuccess) << said;
 
             atp::PerfmarkerFile file;
             ASSERT_TRUE(parseFile(outFile(), file));
             for (int k = 0; k < kThreads; ++k) {
                 const atp::ThreadMarkers* thread = findThread(file, tids[k]);
                 const size_t inFile = thread == nullptr ? 0 : thread->markers.size();
-                EXPECT_GE(inFile, succeeded[k]) << "thread " << k;
+                EXPECT_GE(inFile, succeeded[k]) << "thread " << k << "; finalize said: " << said;
                 EXPECT_LE(inFile, succeeded[k] + 1) << "thread " << k;
                 for (size_t i = 0; thread != nullptr && i < inFile; ++i) {
                     const auto expected =
