@@ -100,6 +100,16 @@ inline __attribute__((always_inline)) int getVarint(const unsigned char* p, size
     return -1;
 }
 
+// The `size` bytes at p[pos, n) as a string of the block: 1 when whole, 0 when cut short, -1
+// when empty (an empty string or payload is written as none).
+int takeBytes(const unsigned char* p, size_t n, size_t& pos, uint64_t size, std::string_view& out) {
+    if (size == 0) return -1;
+    if (size > n - pos) return 0;
+    out = {reinterpret_cast<const char*>(p + pos), static_cast<size_t>(size)};
+    pos += size;
+    return 1;
+}
+
 }  // namespace
 
 BlockPacker::BlockPacker() : m_slots(kSlots, Slot{nullptr, 0, 0, 0, 0}) {}
@@ -121,8 +131,8 @@ void BlockPacker::begin(size_t headroom) {
     }
 }
 
-unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, bool numbered) {
-    if (numbered && s.size() <= kMaxInternedBytes) {
+unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s) {
+    if (s.size() <= kMaxInternedBytes) {
         const uint64_t print = fingerprint(s.data(), s.size());
         size_t i = slotOf(print);
         for (int probe = 0; probe < kMaxProbes; ++probe, i = (i + 1) & (kSlots - 1)) {
@@ -142,7 +152,7 @@ unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, bool
     }
     p = putVarint(p, uint64_t{s.size()} << 1);
     std::memcpy(p, s.data(), s.size());
-    m_strings += numbered ? 1 : 0;
+    ++m_strings;
     return p + s.size();
 }
 
@@ -193,38 +203,33 @@ void BlockPacker::add(const RecordView& r) {
     // the caller's stores that have just written them.
     if (!r.str0.empty()) {
         tag |= kStringBit[0];
-        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : putString(p, r.str0, true);
+        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : putString(p, r.str0);
     }
     if (!r.str1.empty()) {
         tag |= kStringBit[1];
-        p = putString(p, r.str1, true);
+        p = putString(p, r.str1);
     }
     if (!r.str2.empty()) {
         tag |= kStringBit[2];
-        p = putString(p, r.str2, true);
+        p = putString(p, r.str2);
     }
     *start = static_cast<unsigned char>(tag);
     m_used += static_cast<size_t>(p - start);
     ++m_records;
 }
 
-int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, bool numbered,
-                          std::string_view& out) {
+int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {
     uint64_t v = 0;
-    const int r = getVarint(p, n, pos, v);
+    int r = getVarint(p, n, pos, v);
     if (r <= 0) return r;
     if (v & 1) {
         if ((v >> 1) >= m_strings.size()) return -1;
         out = m_strings[v >> 1];
         return 1;
     }
-    const uint64_t size = v >> 1;
-    if (size == 0) return -1;  // an empty string is written as no string
-    if (size > n - pos) return 0;
-    out = {reinterpret_cast<const char*>(p + pos), static_cast<size_t>(size)};
-    if (numbered) m_strings.push_back(out);
-    pos += size;
-    return 1;
+    r = takeBytes(p, n, pos, v >> 1, out);
+    if (r > 0) m_strings.push_back(out);
+    return r;
 }
 
 int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
@@ -234,14 +239,12 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     const int r = getVarint(p, n, pos, v);
     if (r <= 0) return r;
     if ((v & 1) == 0) {
-        const uint64_t size = v >> 1;
-        if (size == 0) return -1;  // an empty payload is written as none
-        if (size > n - pos) return 0;
-        out = {reinterpret_cast<const char*>(p + pos), static_cast<size_t>(size)};
-        pos += size;
-        last.view = out;
-        last.inWords = false;
-        return 1;
+        const int taken = takeBytes(p, n, pos, v >> 1, out);
+        if (taken > 0) {
+            last.view = out;
+            last.inWords = false;
+        }
+        return taken;
     }
     const uint64_t words = v >> 1;
     if (words == 0 || words > kMaxDeltaWords || last.view.size() != words * 8) return -1;
@@ -285,11 +288,11 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
     out.str2 = {};
     if (tag & kStringBit[0]) {
         r = kind >= kFirstAgentKind ? payload(p, n, pos, kind, out.str0)
-                                    : string(p, n, pos, true, out.str0);
+                                    : string(p, n, pos, out.str0);
         if (r <= 0) return r;
     }
-    if ((tag & kStringBit[1]) && (r = string(p, n, pos, true, out.str1)) <= 0) return r;
-    if ((tag & kStringBit[2]) && (r = string(p, n, pos, true, out.str2)) <= 0) return r;
+    if ((tag & kStringBit[1]) && (r = string(p, n, pos, out.str1)) <= 0) return r;
+    if ((tag & kStringBit[2]) && (r = string(p, n, pos, out.str2)) <= 0) return r;
     return 1;
 }
 

@@ -35,9 +35,8 @@ public:
     uint32_t records() const { return m_records; }
 
 private:
-    // A numbered string is looked up among the block's and numbered when new; the binary
-    // payloads are not.
-    unsigned char* putString(unsigned char* p, std::string_view s, bool numbered);
+    // A string (not a payload) is looked up among the block's and numbered when new.
+    unsigned char* putString(unsigned char* p, std::string_view s);
     // An agent record's payload: the 8-byte words that differ from the block's previous payload
     // of the same kind, when that is shorter, else the bytes.
     unsigned char* putPayload(unsigned char* p, uint32_t kind, std::string_view s);
@@ -80,7 +79,7 @@ private:
     // Decode the record (the string) at p[pos, n): 1 when whole, 0 when cut short, -1 when
     // invalid.
     int next(const unsigned char* p, size_t n, size_t& pos, RecordView& out);
-    int string(const unsigned char* p, size_t n, size_t& pos, bool numbered, std::string_view& out);
+    int string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out);
     int payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
                 std::string_view& out);
 
