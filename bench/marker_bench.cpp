@@ -20,6 +20,7 @@
 
 #include "ActivityLogger.h"
 #include "CLPerfMarker.h"
+#include "atp/format/perfmarker_section.h"
 #include "markers/marker_core.h"
 #include "record/clock.h"
 
@@ -200,6 +201,41 @@ void BM_FinalizeEvents(benchmark::State& state) {
     state.counters["events"] = static_cast<double>(pairs * 2);
 }
 BENCHMARK(BM_FinalizeEvents)->Arg(10000000)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Finalize's text alone: one begin and one end line per iteration, timestamps of today's
+// CLOCK_MONOTONIC size, into a buffer that is emptied every 1 MiB (no I/O).
+void BM_FormatPairAppend(benchmark::State& state) {
+    std::string out;
+    out.reserve(size_t{1} << 21);
+    uint64_t ts = 4035402100000;
+    for (auto _ : state) {
+        perfmarker::atp::appendMarkerLine(out, perfmarker::atp::MarkerKind::Begin, ts, "DrawCall",
+                                          "Render");
+        perfmarker::atp::appendMarkerLine(out, perfmarker::atp::MarkerKind::End, ts + 517);
+        ts += 1031;
+        if (out.size() >= (size_t{1} << 20)) out.clear();
+    }
+    benchmark::DoNotOptimize(out.data());
+}
+BENCHMARK(BM_FormatPairAppend);
+
+// The same lines written in place, as finalize writes them (atp::putCommonMarkerLine).
+void BM_FormatPairInPlace(benchmark::State& state) {
+    constexpr size_t kBatch = size_t{1} << 20;
+    std::string out(kBatch + perfmarker::atp::kMarkerLineRoom, ' ');
+    char* cursor = out.data();
+    uint64_t ts = 4035402100000;
+    for (auto _ : state) {
+        cursor = perfmarker::atp::putCommonMarkerLine(cursor, perfmarker::atp::MarkerKind::Begin,
+                                                      ts, "DrawCall", "Render");
+        cursor = perfmarker::atp::putCommonMarkerLine(cursor, perfmarker::atp::MarkerKind::End,
+                                                      ts + 517);
+        ts += 1031;
+        if (cursor >= out.data() + kBatch - perfmarker::atp::kMarkerLineRoom) cursor = out.data();
+    }
+    benchmark::DoNotOptimize(out.data());
+}
+BENCHMARK(BM_FormatPairInPlace);
 
 }  // namespace
 

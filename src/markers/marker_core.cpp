@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "atp/format/perfmarker_section.h"
@@ -18,30 +19,43 @@ namespace {
 
 constexpr size_t kWriteBatch = size_t{1} << 20;
 
-// Turns the recorder's records into the Perfmarker section text, written in batches.
+// Turns the recorder's records into the Perfmarker section text, written in batches. The common
+// lines are written in place at the end of the batch (atp::putCommonMarkerLine), the others
+// through a string.
 class SectionWriter final : public record::RecordVisitor {
 public:
-    explicit SectionWriter(int fd) : m_fd(fd) {
-        m_buffer.reserve(kWriteBatch + 4096);
-        m_buffer.append(atp::kPerfmarkerSectionLine);
-        m_buffer.push_back('\n');
+    explicit SectionWriter(int fd)
+        : m_fd(fd),
+          m_buffer(new char[kWriteBatch + atp::kMarkerLineRoom]),
+          m_cursor(m_buffer.get()) {
+        put(atp::kPerfmarkerSectionLine);
+        put("\n");
     }
 
     void onThread(uint64_t tid, uint64_t recordCount) override {
         endThread();
         m_tid = tid;
-        atp::appendThreadHeader(m_buffer, tid, recordCount);
+        m_line.clear();
+        atp::appendThreadHeader(m_line, tid, recordCount);
+        put(m_line);
     }
 
     void onRecord(const record::RecordView& r) override {
         const auto kind = static_cast<atp::MarkerKind>(r.kind);
-        atp::appendMarkerLine(m_buffer, kind, r.time, r.str0, r.str1, r.str2);
+        // Room for the line: the batch is drained once it reaches kWriteBatch.
+        if (char* end = atp::putCommonMarkerLine(m_cursor, kind, r.time, r.str0, r.str1, r.str2)) {
+            m_cursor = end;
+            if (m_cursor >= m_buffer.get() + kWriteBatch) drain();
+        } else {
+            m_line.clear();
+            atp::appendMarkerLine(m_line, kind, r.time, r.str0, r.str1, r.str2);
+            put(m_line);
+        }
         if (kind == atp::MarkerKind::Begin) {
             ++m_depth;
         } else if (m_depth > 0) {
             --m_depth;
         }
-        if (m_buffer.size() >= kWriteBatch) drain();
     }
 
     bool finish() {
@@ -57,9 +71,19 @@ private:
         if (m_depth != 0) m_unbalanced.push_back(m_tid);
         m_depth = 0;
     }
+    void put(std::string_view text) {
+        if (static_cast<size_t>(m_cursor - m_buffer.get()) + text.size() > kWriteBatch) {
+            drain();
+            if (text.size() > kWriteBatch) return writeAll(text.data(), text.size());
+        }
+        std::memcpy(m_cursor, text.data(), text.size());
+        m_cursor += text.size();
+    }
     void drain() {
-        const char* p = m_buffer.data();
-        size_t n = m_buffer.size();
+        writeAll(m_buffer.get(), static_cast<size_t>(m_cursor - m_buffer.get()));
+        m_cursor = m_buffer.get();
+    }
+    void writeAll(const char* p, size_t n) {
         while (n > 0 && m_error.empty()) {
             ssize_t w = ::write(m_fd, p, n);
             if (w < 0 && errno == EINTR) continue;
@@ -70,11 +94,12 @@ private:
             p += w;
             n -= static_cast<size_t>(w);
         }
-        m_buffer.clear();
     }
 
     int m_fd;
-    std::string m_buffer;
+    std::unique_ptr<char[]> m_buffer;  // kWriteBatch, and the room of one line past it
+    char* m_cursor;
+    std::string m_line;  // a line or header that is not written in place
     std::string m_error;
     uint64_t m_tid = 0;
     uint64_t m_depth = 0;

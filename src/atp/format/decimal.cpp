@@ -47,4 +47,33 @@ char* formatDecimalBackward(char* end, uint64_t value) {
     return end;
 }
 
+size_t decimalLength(uint64_t value) {
+    // From the bit length: log10(2) ~ 1233 / 4096 gives the digits of 2^bits - 1, one too many
+    // below the next power of ten.
+    static constexpr uint64_t kPowers[] = {1u,
+                                           10u,
+                                           100u,
+                                           1000u,
+                                           10000u,
+                                           100000u,
+                                           1000000u,
+                                           10000000u,
+                                           100000000u,
+                                           1000000000u,
+                                           10000000000u,
+                                           100000000000u,
+                                           1000000000000u,
+                                           10000000000000u,
+                                           100000000000000u,
+                                           1000000000000000u,
+                                           10000000000000000u,
+                                           100000000000000000u,
+                                           1000000000000000000u,
+                                           10000000000000000000u};
+    value |= 1;  // the same length (no power of ten is odd but 1), and a bit to count
+    const auto bits = static_cast<size_t>(64 - __builtin_clzll(value));
+    const size_t digits = (bits * 1233 >> 12) + 1;
+    return digits - (value < kPowers[digits - 1] ? 1 : 0);
+}
+
 }  // namespace perfmarker::atp

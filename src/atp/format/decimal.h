@@ -12,4 +12,7 @@ inline constexpr size_t kMaxDecimalDigits = 20;  // UINT64_MAX
 // after the buffer's start); returns its first digit.
 char* formatDecimalBackward(char* end, uint64_t value);
 
+// The number of decimal digits of `value` (1 for 0).
+size_t decimalLength(uint64_t value);
+
 }  // namespace perfmarker::atp

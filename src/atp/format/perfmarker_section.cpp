@@ -1,8 +1,8 @@
-// Writer and reader of Perfmarker marker lines (docs/format.md#perfmarker-section,
-// docs/format.md#conventions and docs/format.md#sections).
+// Reader of Perfmarker marker lines and files (docs/format.md#perfmarker-section,
+// docs/format.md#conventions and docs/format.md#sections); the writer is perfmarker_writer.cpp.
 #include "atp/format/perfmarker_section.h"
 
-#include "atp/format/decimal.h"
+#include "atp/format/perfmarker_layout.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -14,175 +14,7 @@
 namespace perfmarker::atp {
 namespace {
 
-constexpr std::string_view kBeginKeyword = "clBeginPerfMarker";
-constexpr std::string_view kEndKeyword = "clEndPerfMarker";
-constexpr std::string_view kEndExKeyword = "clEndPerfMarkerEx";
-// The keywords left-aligned in their 20-wide field, as the writer emits them.
-constexpr std::string_view kBeginField = "clBeginPerfMarker   ";
-constexpr std::string_view kEndField = "clEndPerfMarker     ";
-constexpr std::string_view kEndExField = "clEndPerfMarkerEx   ";
-constexpr std::string_view kEmptyEntity = "&empty;";
-constexpr std::string_view kUserPrefix = "user=";
-constexpr std::string_view kProfilerVersionPrefix = "ProfilerVersion=";
-constexpr std::string_view kSectionFence = "=====";
-constexpr std::string_view kSeparator = "   ";
-constexpr size_t kKeywordWidth = 20;
-constexpr size_t kNameWidth = 50;
-constexpr size_t kTimestampWidth = 20;
-constexpr size_t kMaxEntityLength = 12;  // "&#1114111;" is the longest entity we decode
-constexpr size_t kMaxQuotedLength = 60;
-constexpr uint64_t kMaxReserve = 1u << 16;  // a declared count is not trusted for allocation
-constexpr std::string_view kSpaces = "                                                  ";
-static_assert(kBeginField.size() == kKeywordWidth && kEndField.size() == kKeywordWidth &&
-              kEndExField.size() == kKeywordWidth);
-static_assert(kSpaces.size() >= kNameWidth && kSpaces.size() >= kTimestampWidth);
-
-// ---- writing -------------------------------------------------------------------------------
-
-// Byte classes looked up per byte on both hot paths (escaping, tokenizing padded lines).
-struct CharClasses {
-    static constexpr uint8_t kEscape = 1;  // replaced by appendEscapedToken
-    static constexpr uint8_t kSpace = 2;   // separates tokens
-    uint8_t flags[256] = {};
-    constexpr CharClasses() {
-        for (int c = 0; c <= 0x20; ++c) flags[c] = kEscape;
-        flags[static_cast<unsigned char>('&')] = kEscape;
-        flags[0x7f] = kEscape;
-        for (const char c : {' ', '\t', '\r', '\v', '\f'})
-            flags[static_cast<unsigned char>(c)] |= kSpace;
-    }
-};
-constexpr CharClasses kCharClasses;
-
-bool needsEscape(unsigned char c) { return kCharClasses.flags[c] & CharClasses::kEscape; }
-
-void appendUint(std::string& out, uint64_t value) {
-    char buffer[kMaxDecimalDigits];
-    char* const end = buffer + sizeof buffer;
-    const char* const first = formatDecimalBackward(end, value);
-    out.append(first, static_cast<size_t>(end - first));
-}
-
-// Left-aligned setw: pads the field that starts at `fieldStart` with spaces up to `width`
-// (at most kSpaces.size()). Appending from a constant is much cheaper than append(n, ' ').
-void padField(std::string& out, size_t fieldStart, size_t width) {
-    const size_t used = out.size() - fieldStart;
-    if (used < width) out.append(kSpaces.data(), width - used);
-}
-
-// Puts the timestamp left-aligned at the start of a field of spaces at `field`.
-void putTimestamp(char* field, uint64_t timestampNs) {
-    char digits[kMaxDecimalDigits];
-    char* const end = digits + sizeof digits;
-    const char* const first = formatDecimalBackward(end, timestampNs);
-    std::memcpy(field, first, static_cast<size_t>(end - first));
-}
-
-// The timestamp left-aligned in its 20-wide field, formatted on the stack and appended once.
-void appendTimestampField(std::string& out, uint64_t timestampNs) {
-    static_assert(kTimestampWidth >= kMaxDecimalDigits);
-    char field[kTimestampWidth];
-    std::memset(field, ' ', sizeof field);
-    putTimestamp(field, timestampNs);
-    out.append(field, sizeof field);
-}
-
-void appendEscapedByte(std::string& out, unsigned char c) {
-    if (c == ' ') {
-        out.append("&nbsp;");
-    } else if (c == '&') {
-        out.append("&amp;");
-    } else {
-        out.append("&#");
-        appendUint(out, c);
-        out.push_back(';');
-    }
-}
-
-// Length of appendEscapedToken(raw) without writing it.
-size_t escapedLength(std::string_view raw) {
-    if (raw.empty()) return kEmptyEntity.size();
-    size_t length = raw.size();
-    for (const char ch : raw) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (!needsEscape(c)) continue;
-        if (c == ' ') length += 5;         // "&nbsp;"
-        else if (c == '&') length += 4;    // "&amp;"
-        else length += c < 10 ? 3 : c < 100 ? 4 : 5;  // "&#N;"
-    }
-    return length;
-}
-
-void appendGroupAndUser(std::string& out, std::string_view group, std::string_view userString) {
-    appendEscapedToken(out, group.empty() ? kDefaultGroup : group);
-    if (!userString.empty()) {
-        out.append(kSeparator);
-        out.append(kUserPrefix);
-        appendEscapedToken(out, userString);
-    }
-    out.push_back('\n');
-}
-
-bool isPlain(std::string_view text) {
-    for (const char c : text) {
-        if (needsEscape(static_cast<unsigned char>(c))) return false;
-    }
-    return true;
-}
-
-void appendBeginLine(std::string& out, uint64_t timestampNs, std::string_view name,
-                     std::string_view group, std::string_view userString) {
-    if (!name.empty() && name.size() < kNameWidth && isPlain(name)) {
-        // The common line: keyword, name and timestamp in their fields, built on the stack.
-        char head[kKeywordWidth + kNameWidth + kTimestampWidth + kSeparator.size()];
-        std::memcpy(head, kBeginField.data(), kKeywordWidth);
-        std::memcpy(head + kKeywordWidth, name.data(), name.size());
-        std::memset(head + kKeywordWidth + name.size(), ' ',
-                    sizeof head - kKeywordWidth - name.size());
-        putTimestamp(head + kKeywordWidth + kNameWidth, timestampNs);
-        out.append(head, sizeof head);
-        appendGroupAndUser(out, group, userString);
-        return;
-    }
-    out.append(kBeginField);
-    const size_t nameStart = out.size();
-    appendEscapedToken(out, name);
-    if (out.size() - nameStart < kNameWidth) {
-        padField(out, nameStart, kNameWidth);
-        appendTimestampField(out, timestampNs);
-    } else {
-        out.append(kSeparator);
-        appendUint(out, timestampNs);
-    }
-    out.append(kSeparator);
-    appendGroupAndUser(out, group, userString);
-}
-
-void appendEndLine(std::string& out, uint64_t timestampNs) {
-    char line[kKeywordWidth + kTimestampWidth + 1];
-    std::memcpy(line, kEndField.data(), kKeywordWidth);
-    std::memset(line + kKeywordWidth, ' ', kTimestampWidth);
-    putTimestamp(line + kKeywordWidth, timestampNs);
-    line[sizeof line - 1] = '\n';
-    out.append(line, sizeof line);
-}
-
-void appendEndExLine(std::string& out, uint64_t timestampNs, std::string_view name,
-                     std::string_view group, std::string_view userString) {
-    const bool longName = escapedLength(name) >= kNameWidth;
-    out.append(kEndExField);
-    appendTimestampField(out, timestampNs);
-    if (longName) {
-        out.append(kSeparator);
-        appendEscapedToken(out, name);
-    } else {
-        const size_t nameStart = out.size();
-        appendEscapedToken(out, name);
-        padField(out, nameStart, kNameWidth);
-    }
-    out.append(kSeparator);
-    appendGroupAndUser(out, group, userString);
-}
+using namespace section_layout;
 
 // ---- unescaping ----------------------------------------------------------------------------
 
@@ -467,41 +299,6 @@ std::string expectedSectionLine(std::string_view got) {
 }
 
 }  // namespace
-
-// ---- public: writing -----------------------------------------------------------------------
-
-void appendEscapedToken(std::string& out, std::string_view raw) {
-    if (raw.empty()) {
-        out.append(kEmptyEntity);
-        return;
-    }
-    const char* cursor = raw.data();
-    const char* const end = cursor + raw.size();
-    while (cursor != end) {
-        const char* run = cursor;
-        while (cursor != end && !needsEscape(static_cast<unsigned char>(*cursor))) ++cursor;
-        out.append(run, static_cast<size_t>(cursor - run));
-        if (cursor == end) break;
-        appendEscapedByte(out, static_cast<unsigned char>(*cursor++));
-    }
-}
-
-void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
-                      std::string_view name, std::string_view group,
-                      std::string_view userString) {
-    switch (kind) {
-    case MarkerKind::Begin: appendBeginLine(out, timestampNs, name, group, userString); break;
-    case MarkerKind::End: appendEndLine(out, timestampNs); break;
-    case MarkerKind::EndEx: appendEndExLine(out, timestampNs, name, group, userString); break;
-    }
-}
-
-void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount) {
-    appendUint(out, tid);
-    out.push_back('\n');
-    appendUint(out, lineCount);
-    out.push_back('\n');
-}
 
 // ---- public: reading -----------------------------------------------------------------------
 

@@ -31,6 +31,17 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
                       std::string_view name = {}, std::string_view group = {},
                       std::string_view userString = {});
 
+// The bytes putCommonMarkerLine may write.
+inline constexpr size_t kMarkerLineRoom = 160;
+
+// Writes the common marker line at `out` (kMarkerLineRoom bytes free) and returns its end: an
+// End line, or a Begin line without user string whose name (shorter than its 50-byte field) and
+// group (at most 66 bytes) need no escaping. For any other line it returns nullptr and what it
+// wrote is to be overwritten; appendMarkerLine writes every line. Same bytes as appendMarkerLine.
+char* putCommonMarkerLine(char* out, MarkerKind kind, uint64_t timestampNs,
+                          std::string_view name = {}, std::string_view group = {},
+                          std::string_view userString = {});
+
 // Appends the thread-block header: "<tid>\n<count>\n".
 void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount);
 

@@ -3,9 +3,11 @@
 // perfmarker_section_support.h.
 #include "perfmarker_section_support.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 
 namespace perfmarker::atp {
 namespace {
@@ -109,12 +111,92 @@ TEST(PerfmarkerWriter, EmptyNameIsWrittenAsEmptyEntity) {
               "clBeginPerfMarker   &empty;" + spaces(43) + "1" + spaces(19) + "   g\n");
 }
 
+// ---- writer: the common lines written in place ----------------------------------------------
+
+// A Begin line whose escaped name is shorter than its field, built from the parts.
+std::string paddedBegin(uint64_t ts, std::string_view name, std::string_view group) {
+    const std::string escapedName = escaped(name);
+    const std::string digits = std::to_string(ts);
+    return "clBeginPerfMarker   " + escapedName + spaces(50 - escapedName.size()) + digits +
+           spaces(20 - digits.size()) + "   " + escaped(group.empty() ? "Default" : group) + "\n";
+}
+
+// What putCommonMarkerLine writes, or "(not common)".
+std::string common(MarkerKind kind, uint64_t ts, std::string_view name = {},
+                   std::string_view group = {}, std::string_view user = {}) {
+    std::string room(kMarkerLineRoom, '?');
+    const char* end = putCommonMarkerLine(room.data(), kind, ts, name, group, user);
+    if (end == nullptr) return "(not common)";
+    EXPECT_LE(end - room.data(), static_cast<ptrdiff_t>(kMarkerLineRoom));
+    return room.substr(0, static_cast<size_t>(end - room.data()));
+}
+
+TEST(PerfmarkerWriter, CommonLinesAreTheSameBytesInPlace) {
+    EXPECT_EQ(common(MarkerKind::End, UINT64_MAX), line(MarkerKind::End, UINT64_MAX));
+    EXPECT_EQ(common(MarkerKind::End, 0, "n", "g", "u"), line(MarkerKind::End, 0));
+    EXPECT_EQ(common(MarkerKind::Begin, 4035402100000, "Upload"),
+              line(MarkerKind::Begin, 4035402100000, "Upload"));
+    EXPECT_EQ(common(MarkerKind::Begin, UINT64_MAX, std::string(49, 'n'), std::string(66, 'g')),
+              paddedBegin(UINT64_MAX, std::string(49, 'n'), std::string(66, 'g')));
+    // Bytes from 0x80 up and every printable byte but '&' pass unescaped, in words and tails.
+    std::string printable;
+    for (int c = 0x21; c <= 0xff; ++c) {
+        if (c != '&' && c != 0x7f) printable.push_back(static_cast<char>(c));
+    }
+    for (size_t at = 0; at + 49 <= printable.size(); at += 7) {
+        for (size_t size = 1; size <= 49; ++size) {
+            const std::string name = printable.substr(at, size);
+            const std::string group = printable.substr(printable.size() - size);
+            EXPECT_EQ(common(MarkerKind::Begin, at, name, group), paddedBegin(at, name, group));
+        }
+    }
+}
+
+TEST(PerfmarkerWriter, OtherLinesAreNotWrittenInPlace) {
+    EXPECT_EQ(common(MarkerKind::Begin, 1, "n", "g", "u"), "(not common)");
+    EXPECT_EQ(common(MarkerKind::Begin, 1, "", "g"), "(not common)");
+    EXPECT_EQ(common(MarkerKind::Begin, 1, std::string(50, 'n'), "g"), "(not common)");
+    EXPECT_EQ(common(MarkerKind::Begin, 1, "n", std::string(67, 'g')), "(not common)");
+    EXPECT_EQ(common(MarkerKind::EndEx, 1, "n", "g"), "(not common)");
+    EXPECT_EQ(line(MarkerKind::Begin, 1, "n", std::string(67, 'g')),
+              paddedBegin(1, "n", std::string(67, 'g')));
+}
+
+// Every byte that needs escaping, at every place of names and groups of every common length
+// (the in-place writer checks 8 bytes at a time): the line is not common, and appendMarkerLine
+// escapes it.
+TEST(PerfmarkerWriter, EveryByteToEscapeIsFoundWhereverItIs) {
+    const std::string fillers[] = {"abcdefgh", "\x80\xa0\xff\x81\xfe\xc3\xa9z"};
+    for (const char special : {'\0', '\x01', '\t', '\n', ' ', '&', '\x7f'}) {
+        for (const std::string& filler : fillers) {
+            for (size_t size = 1; size <= 66; ++size) {
+                for (size_t at = 0; at < size; ++at) {
+                    std::string text;
+                    while (text.size() < size) text += filler;
+                    text.resize(size);
+                    text[at] = special;
+                    if (size < 50) {
+                        EXPECT_EQ(common(MarkerKind::Begin, 9, text, "g"), "(not common)");
+                        if (escaped(text).size() < 50) {
+                            EXPECT_EQ(line(MarkerKind::Begin, 9, text, "g"),
+                                      paddedBegin(9, text, "g"));
+                        }
+                    }
+                    EXPECT_EQ(common(MarkerKind::Begin, 9, "n", text), "(not common)");
+                    EXPECT_EQ(line(MarkerKind::Begin, 9, "n", text), paddedBegin(9, "n", text));
+                }
+            }
+        }
+    }
+}
+
 TEST(PerfmarkerWriter, UserStringIsALastToken) {
     EXPECT_EQ(line(MarkerKind::Begin, 1, "n", "", "frame 7"),
               "clBeginPerfMarker   n" + spaces(49) + "1" + spaces(19) +
                   "   Default   user=frame&nbsp;7\n");
-    EXPECT_EQ(line(MarkerKind::EndEx, 2, std::string(60, 'x'), "g", "u"),
-              "clEndPerfMarkerEx   2" + spaces(19) + "   " + std::string(60, 'x') + "   g   user=u\n");
+    EXPECT_EQ(
+        line(MarkerKind::EndEx, 2, std::string(60, 'x'), "g", "u"),
+        "clEndPerfMarkerEx   2" + spaces(19) + "   " + std::string(60, 'x') + "   g   user=u\n");
 }
 
 TEST(PerfmarkerWriter, AppendsToExistingContent) {
@@ -156,8 +238,8 @@ TEST(PerfmarkerEscape, WhitespaceControlAndAmpersand) {
 
 TEST(PerfmarkerEscape, OtherBytesPassUnchanged) {
     EXPECT_EQ(escaped("a,b#c<d>e@f;g"), "a,b#c<d>e@f;g");
-    EXPECT_EQ(escaped("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9");       // UTF-8
-    EXPECT_EQ(escaped("\xff\xc3(\x80"), "\xff\xc3(\x80");               // invalid UTF-8
+    EXPECT_EQ(escaped("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9");  // UTF-8
+    EXPECT_EQ(escaped("\xff\xc3(\x80"), "\xff\xc3(\x80");          // invalid UTF-8
 }
 
 TEST(PerfmarkerEscape, EveryByteRoundTripsAndNoWhitespaceSurvives) {
@@ -198,17 +280,17 @@ TEST(PerfmarkerUnescape, EntitiesOfTheOriginalWriters) {
 
 TEST(PerfmarkerUnescape, DecimalEntities) {
     EXPECT_EQ(unescapeToken("&#9;&#0;&#127;"), std::string("\t\0\x7f", 3));
-    EXPECT_EQ(unescapeToken("&#200;"), "\xc8");                 // below 256: that byte
-    EXPECT_EQ(unescapeToken("&#8364;"), "\xe2\x82\xac");        // U+20AC
-    EXPECT_EQ(unescapeToken("&#128512;"), "\xf0\x9f\x98\x80");  // U+1F600
-    EXPECT_EQ(unescapeToken("&#1114111;"), "\xf4\x8f\xbf\xbf"); // U+10FFFF
+    EXPECT_EQ(unescapeToken("&#200;"), "\xc8");                  // below 256: that byte
+    EXPECT_EQ(unescapeToken("&#8364;"), "\xe2\x82\xac");         // U+20AC
+    EXPECT_EQ(unescapeToken("&#128512;"), "\xf0\x9f\x98\x80");   // U+1F600
+    EXPECT_EQ(unescapeToken("&#1114111;"), "\xf4\x8f\xbf\xbf");  // U+10FFFF
     EXPECT_EQ(unescapeToken("&#0065;"), "A");
 }
 
 TEST(PerfmarkerUnescape, InvalidOrUnknownEntitiesStayVerbatim) {
-    for (const char* text : {"&#55296;", "&#1114112;", "&#99999999999;", "&#;", "&#x41;", "&#-1;",
-                             "&foo;", "&NBSP;", "a&b", "&", "&amp", "x&empty;", "&empty;x",
-                             "&&&;;", "&#12345678901234567890;"}) {
+    for (const char* text :
+         {"&#55296;", "&#1114112;", "&#99999999999;", "&#;", "&#x41;", "&#-1;", "&foo;", "&NBSP;",
+          "a&b", "&", "&amp", "x&empty;", "&empty;x", "&&&;;", "&#12345678901234567890;"}) {
         EXPECT_EQ(unescapeToken(text), text);
     }
 }
@@ -228,12 +310,11 @@ TEST(PerfmarkerUnescape, WholeTokenEmpty) {
 // ---- section lines -------------------------------------------------------------------------
 
 TEST(PerfmarkerSectionLine, CurrentAndLegacySpellings) {
-    for (const char* text : {"=====Perfmarker Output=====", "=====OpenCL Perfmarker Output=====",
-                             "=====CodeXL Perfmarker Output=====",
-                             "=====AMD Perfmarker Output=====",
-                             "=====AMD OpenCL Perfmarker Output=====",
-                             "=====AMD CodeXL Perfmarker Output=====",
-                             "  =====Perfmarker Output=====\r"}) {
+    for (const char* text :
+         {"=====Perfmarker Output=====", "=====OpenCL Perfmarker Output=====",
+          "=====CodeXL Perfmarker Output=====", "=====AMD Perfmarker Output=====",
+          "=====AMD OpenCL Perfmarker Output=====", "=====AMD CodeXL Perfmarker Output=====",
+          "  =====Perfmarker Output=====\r"}) {
         EXPECT_TRUE(isPerfmarkerSectionLine(text)) << text;
     }
 }
