@@ -25,6 +25,15 @@ constexpr int kMaxProbes = 8;
 constexpr size_t kMaxDeltaWords = 64;  // payloads up to 512 bytes are compared
 constexpr uint32_t kFirstAgentKind = 16;
 
+// Set bits of `x` (the build's baseline processor has no popcnt instruction).
+constexpr size_t countBits(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555u;
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return static_cast<size_t>((x * 0x0101010101010101u) >> 56);
+}
+static_assert(countBits(0) == 0 && countBits(~uint64_t{0}) == 64 && countBits(0x8001) == 2);
+
 uint64_t load8(const char* p) {
     uint64_t v;
     std::memcpy(&v, p, 8);
@@ -250,26 +259,27 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     if (words == 0 || words > kMaxDeltaWords || last.view.size() != words * 8) return -1;
     const size_t maskBytes = static_cast<size_t>((words + 7) / 8);
     if (maskBytes > n - pos) return 0;
-    const unsigned char* mask = p + pos;
-    size_t changed = 0;
-    for (size_t i = 0; i < maskBytes; ++i)
-        changed += static_cast<size_t>(__builtin_popcount(mask[i]));
-    if (words % 8 != 0 && (mask[maskBytes - 1] >> (words % 8)) != 0) return -1;  // no such word
+    // The mask as one word (at most 64 payload words): bit i says word i changed.
+    uint64_t bits = 0;
+    for (size_t i = 0; i < maskBytes; ++i) bits |= uint64_t{p[pos + i]} << (8 * i);
+    if (words < 64 && (bits >> words) != 0) return -1;  // no such word
+    const size_t changed = countBits(bits);
     if (8 * changed > n - pos - maskBytes) return 0;
     if (!last.inWords) {
         last.words.assign(last.view);
         last.inWords = true;
     }
-    const unsigned char* value = mask + maskBytes;
-    for (size_t i = 0; i < words; ++i) {
-        if (mask[i / 8] & (1u << (i % 8))) {
-            std::memcpy(&last.words[8 * i], value, 8);
-            value += 8;
-        }
+    // Only the changed words, lowest first; a loop over every word mispredicts its branch.
+    char* const base = last.words.data();
+    const unsigned char* value = p + pos + maskBytes;
+    for (; bits != 0; bits &= bits - 1) {
+        std::memcpy(base + 8 * static_cast<size_t>(__builtin_ctzll(bits)), value, 8);
+        value += 8;
     }
     pos += maskBytes + 8 * changed;
-    last.view = last.words;
-    out = last.view;
+    // From the string itself: reading back the view just stored would stall on those stores.
+    out = std::string_view(base, last.words.size());
+    last.view = out;
     return 1;
 }
 

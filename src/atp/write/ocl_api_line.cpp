@@ -103,27 +103,36 @@ std::string quoted(std::string_view s, size_t limit) {
     if (nul != std::string_view::npos) s = s.substr(0, nul);
     const bool cut = s.size() > limit;
     if (cut) s = s.substr(0, limit);
-    std::string out = "\"";
-    for (char c : s) {
-        switch (c) {
+    std::string out;
+    out.reserve(s.size() + 6);
+    out.push_back('"');
+    // Runs of plain bytes in one append each.
+    size_t run = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char* escape = nullptr;
+        switch (s[i]) {
             case '\n':
-                out += "\\n";
+                escape = "\\n";
                 break;
             case '\r':
-                out += "\\r";
+                escape = "\\r";
                 break;
             case '\t':
-                out += "\\t";
+                escape = "\\t";
                 break;
             case '"':
-                out += "\\\"";
+                escape = "\\\"";
                 break;
             default:
-                out += c;
+                continue;
         }
+        out.append(s.data() + run, i - run).append(escape);
+        run = i + 1;
     }
+    out.append(s.data() + run, s.size() - run);
     if (cut) out += "...";
-    return out + "\"";
+    out.push_back('"');
+    return out;
 }
 
 template <typename T>

@@ -206,10 +206,14 @@ TEST(record_PackedBlock, PayloadsLikeTheOneBeforeAreTheirChangedWords) {
     records.push_back({90003, RecordKind::ApiCall, payloadOf(9, 100), "", ""});  // all changed
     records.push_back({90004, RecordKind::ObjectInfo, payloadOf(80, 1), "queue", ""});  // large
     records.push_back({90005, RecordKind::ObjectInfo, payloadOf(80, 1, 3, 9), "queue", ""});
+    // The longest payload compared (64 words, a full mask), changed in its last and first word.
+    records.push_back({90006, RecordKind::DeviceTimes, payloadOf(64, 1), "", ""});
+    records.push_back({90007, RecordKind::DeviceTimes, payloadOf(64, 1, 63, 5), "", ""});
+    records.push_back({90008, RecordKind::DeviceTimes, payloadOf(64, 1, 0, 5), "", ""});
     const auto bytes = pack(records);
     // A call: tag, time delta (1 byte), the form (1), the mask (1) and one word; a DeviceTimes
-    // record every tenth call, all its words changed: written out.
-    EXPECT_LT(bytes.size(), 1000u * 12 + 100u * 44 + 2000);
+    // record every tenth call, all its words changed: written out; the 64-word payload once.
+    EXPECT_LT(bytes.size(), 1000u * 12 + 100u * 44 + 2600);
     bool damaged = true;
     EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records);
     EXPECT_FALSE(damaged);
