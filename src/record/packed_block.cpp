@@ -236,8 +236,9 @@ int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::st
         out = m_strings[v >> 1];
         return 1;
     }
+    const unsigned char* const at = p + pos;
     r = takeBytes(p, n, pos, v >> 1, out);
-    if (r > 0) m_strings.push_back(out);
+    if (r > 0) m_strings.emplace_back(reinterpret_cast<const char*>(at), v >> 1);  // = out
     return r;
 }
 
@@ -248,9 +249,10 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     const int r = getVarint(p, n, pos, v);
     if (r <= 0) return r;
     if ((v & 1) == 0) {
+        const unsigned char* const at = p + pos;
         const int taken = takeBytes(p, n, pos, v >> 1, out);
         if (taken > 0) {
-            last.view = out;
+            last.view = {reinterpret_cast<const char*>(at), static_cast<size_t>(v >> 1)};  // = out
             last.inWords = false;
         }
         return taken;
@@ -277,9 +279,10 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
         value += 8;
     }
     pos += maskBytes + 8 * changed;
-    // From the string itself: reading back the view just stored would stall on those stores.
-    out = std::string_view(base, last.words.size());
-    last.view = out;
+    // Both views stored from registers: reading back one just stored would stall on the stores.
+    const std::string_view view(base, last.words.size());
+    last.view = view;
+    out = view;
     return 1;
 }
 
