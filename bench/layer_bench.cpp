@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -49,10 +50,20 @@ struct Setup {
     std::string error;
 };
 
+// The session directories made, for removeSessionDirs. Never destroyed: that runs after the
+// destructors of function-local statics such as setup()'s.
+std::vector<std::string>& sessionDirs() {
+    static auto* dirs = new std::vector<std::string>;
+    return *dirs;
+}
+
 std::string makeSessionDir() {
     for (const char* base : {"/dev/shm", "/tmp"}) {
         std::string path = std::string(base) + "/perfmarker-layer-bench-XXXXXX";
-        if (mkdtemp(path.data()) != nullptr) return path;
+        if (mkdtemp(path.data()) != nullptr) {
+            sessionDirs().push_back(path);
+            return path;
+        }
     }
     return {};
 }
@@ -177,10 +188,9 @@ BENCHMARK(BM_TwoRdtsc);
 
 // The session directory goes after the agent's exit flush and unload hook: the program's ELF
 // destructors run after those of the libraries it loaded later.
-__attribute__((destructor)) static void removeSessionDir() {
+__attribute__((destructor)) static void removeSessionDirs() {
     std::error_code ignored;
-    if (!setup().dir.empty()) std::filesystem::remove_all(setup().dir, ignored);
-    if (!symSetup().dir.empty()) std::filesystem::remove_all(symSetup().dir, ignored);
+    for (const std::string& dir : sessionDirs()) std::filesystem::remove_all(dir, ignored);
 }
 
 int main(int argc, char** argv) {
