@@ -5,6 +5,7 @@
 //   - recording-thread CPU (CLOCK_THREAD_CPUTIME_ID of the recording threads),
 //   - whole-process CPU (getrusage RUSAGE_SELF after finalize: every thread, finalize included),
 //   - wall per pair per thread,
+//   - the minor page faults and context switches of each recording thread while it records,
 //   - bytes the process wrote (write(2) bytes from /proc/self/io, fragments included) against
 //     the final .clperfmarker size,
 // side by side with two rdtsc read on as many threads.
@@ -74,10 +75,19 @@ uint64_t ticks() {
 struct ThreadResult {
     double cpuNs = 0;
     double wallNs = 0;
+    double faults = 0;    // minor page faults of the thread
+    double switches = 0;  // context switches of the thread, voluntary or not
 };
+
+rusage threadUsage() {
+    rusage u{};
+    getrusage(RUSAGE_THREAD, &u);
+    return u;
+}
 
 // `pairs` pairs on this thread; its CPU and wall time.
 ThreadResult recordPairs(uint64_t pairs, bool markers) {
+    const rusage usage0 = threadUsage();
     const double cpu0 = nowNs(CLOCK_THREAD_CPUTIME_ID);
     const double wall0 = nowNs(CLOCK_MONOTONIC);
     uint64_t sink = 0;
@@ -91,7 +101,12 @@ ThreadResult recordPairs(uint64_t pairs, bool markers) {
         }
     }
     if (sink == 1) std::puts("");  // keep the floor's reads
-    return {nowNs(CLOCK_THREAD_CPUTIME_ID) - cpu0, nowNs(CLOCK_MONOTONIC) - wall0};
+    const double cpu = nowNs(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    const double wall = nowNs(CLOCK_MONOTONIC) - wall0;
+    const rusage usage = threadUsage();
+    return {
+        cpu, wall, static_cast<double>(usage.ru_minflt - usage0.ru_minflt),
+        static_cast<double>(usage.ru_nvcsw + usage.ru_nivcsw - usage0.ru_nvcsw - usage0.ru_nivcsw)};
 }
 
 std::vector<ThreadResult> onThreads(int threads, uint64_t pairs, bool markers) {
@@ -135,17 +150,20 @@ int child(int threads, uint64_t pairs, bool warm, const std::string& base) {
     const double floorNs = mean(floor, &ThreadResult::wallNs) / static_cast<double>(pairs);
     const double threadCpu = mean(rec, &ThreadResult::cpuNs) / static_cast<double>(pairs);
     const double wall = mean(rec, &ThreadResult::wallNs) / static_cast<double>(pairs);
+    const double faults = mean(rec, &ThreadResult::faults);
+    const double switches = mean(rec, &ThreadResult::switches);
     // The process CPU and the bytes are the whole run's only when cold: warm, finalize also
     // writes the warm-up pairs, so those columns are left out.
     if (warm) {
-        std::printf("%-4s %7d %10.1f %8.2fx %10s %9s %10.1f %8.2fx %8.1f %8s %7s\n", "warm",
-                    threads, threadCpu, threadCpu / floorNs, "-", "", wall, wall / floorNs, floorNs,
-                    "-", "-");
+        std::printf("%-4s %7d %10.1f %8.2fx %10s %9s %10.1f %8.2fx %8.1f %8s %7s %8.0f %8.0f\n",
+                    "warm", threads, threadCpu, threadCpu / floorNs, "-", "", wall, wall / floorNs,
+                    floorNs, "-", "-", faults, switches);
     } else {
-        std::printf("%-4s %7d %10.1f %8.2fx %10.1f %8.2fx %10.1f %8.2fx %8.1f %8.1f %6.2fx\n",
-                    "cold", threads, threadCpu, threadCpu / floorNs, processCpu / measured,
-                    processCpu / measured / floorNs, wall, wall / floorNs, floorNs,
-                    bytes / measured, bytes / outputBytes);
+        std::printf(
+            "%-4s %7d %10.1f %8.2fx %10.1f %8.2fx %10.1f %8.2fx %8.1f %8.1f %6.2fx %8.0f %8.0f\n",
+            "cold", threads, threadCpu, threadCpu / floorNs, processCpu / measured,
+            processCpu / measured / floorNs, wall, wall / floorNs, floorNs, bytes / measured,
+            bytes / outputBytes, faults, switches);
     }
     return 0;
 }
@@ -179,8 +197,9 @@ int main(int argc, char** argv) {
         "pairs per thread %llu, %s mode; ns per pair; x = over two rdtsc on as many "
         "threads\n",
         static_cast<unsigned long long>(pairs), mode.c_str());
-    std::printf("%-4s %7s %10s %9s %10s %9s %10s %9s %8s %8s %7s\n", "run", "threads", "rec CPU",
-                "", "proc CPU", "", "wall", "", "rdtsc2", "B/pair", "B/out");
+    std::printf("%-4s %7s %10s %9s %10s %9s %10s %9s %8s %8s %7s %8s %8s\n", "run", "threads",
+                "rec CPU", "", "proc CPU", "", "wall", "", "rdtsc2", "B/pair", "B/out", "faults",
+                "switches");
     std::fflush(stdout);
     std::stringstream list(threadList);
     for (std::string item; std::getline(list, item, ',');) {
