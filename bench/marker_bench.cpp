@@ -17,12 +17,14 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "ActivityLogger.h"
 #include "CLPerfMarker.h"
 #include "atp/format/perfmarker_section.h"
 #include "markers/marker_core.h"
 #include "record/clock.h"
+#include "record/packed_block.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -236,6 +238,68 @@ void BM_FormatPairInPlace(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
 }
 BENCHMARK(BM_FormatPairInPlace);
+
+// The writer's packing of a chunk's worth of marker pairs (1,024 pairs: names and groups copied
+// into the records as the recording threads do), per pair; and finalize's unpacking of them.
+std::vector<perfmarker::record::RecordView> chunkOfPairs(std::string& bytes) {
+    constexpr int kPairs = 1024;
+    bytes.clear();
+    for (int i = 0; i < kPairs; ++i)
+        bytes.append(i % 8 == 0 ? "Upload" : "DrawCall").append("Render");
+    std::vector<perfmarker::record::RecordView> records;
+    size_t at = 0;
+    for (int i = 0; i < kPairs; ++i) {
+        const size_t nameSize = i % 8 == 0 ? 6 : 8;
+        perfmarker::record::RecordView begin;
+        begin.time = 4035402100000 + 1031 * static_cast<uint64_t>(i);
+        begin.kind = perfmarker::record::RecordKind::MarkerBegin;
+        begin.str0 = std::string_view(bytes).substr(at, nameSize);
+        begin.str1 = std::string_view(bytes).substr(at + nameSize, 6);
+        at += nameSize + 6;
+        perfmarker::record::RecordView end;
+        end.time = begin.time + 517;
+        end.kind = perfmarker::record::RecordKind::MarkerEnd;
+        records.push_back(begin);
+        records.push_back(end);
+    }
+    return records;
+}
+
+void BM_PackPairs(benchmark::State& state) {
+    std::string bytes;
+    const auto records = chunkOfPairs(bytes);
+    perfmarker::record::BlockPacker packer;
+    for (auto _ : state) {
+        packer.begin(32);
+        for (const auto& r : records) packer.add(r);
+        benchmark::DoNotOptimize(packer.data());
+    }
+    state.counters["ns_per_pair"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * static_cast<double>(records.size() / 2),
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["bytes_per_pair"] =
+        static_cast<double>(packer.size() - 32) / static_cast<double>(records.size() / 2);
+}
+BENCHMARK(BM_PackPairs);
+
+void BM_UnpackPairs(benchmark::State& state) {
+    std::string bytes;
+    const auto records = chunkOfPairs(bytes);
+    perfmarker::record::BlockPacker packer;
+    packer.begin(0);
+    for (const auto& r : records) packer.add(r);
+    perfmarker::record::BlockUnpacker unpacker;
+    uint64_t sum = 0;
+    for (auto _ : state) {
+        unpacker.unpack(packer.data(), packer.size(),
+                        [&sum](const perfmarker::record::RecordView& r) { sum += r.time; });
+    }
+    benchmark::DoNotOptimize(sum);
+    state.counters["ns_per_pair"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * static_cast<double>(records.size() / 2),
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_UnpackPairs);
 
 }  // namespace
 
