@@ -1,10 +1,11 @@
 // Writer of Perfmarker marker lines (docs/format.md#perfmarker-section and
 // docs/format.md#conventions); the reader is perfmarker_section.cpp.
-#include <cstring>
+#include "atp/format/perfmarker_section.h"
 
 #include "atp/format/decimal.h"
 #include "atp/format/perfmarker_layout.h"
-#include "atp/format/perfmarker_section.h"
+
+#include <cstring>
 
 namespace perfmarker::atp {
 namespace {
@@ -16,10 +17,11 @@ using namespace section_layout;
 constexpr std::string_view kEndTemplate = "clEndPerfMarker                         \n";
 constexpr std::string_view kBeginTemplate =
     "clBeginPerfMarker                                                                            ";
-constexpr size_t kMaxCommonGroup = kMarkerLineRoom - 94;  // room after the template and before '\n'
+// The room left for the group between the Begin template and the line's '\n'.
+constexpr size_t kMaxCommonGroup = kMarkerLineRoom - kBeginTemplate.size() - 1;
 static_assert(kEndTemplate.size() == kKeywordWidth + kTimestampWidth + 1);
 static_assert(kBeginTemplate.size() == kKeywordWidth + kNameWidth + kTimestampWidth + 3);
-static_assert(kBeginTemplate.size() + 1 + kMaxCommonGroup == kMarkerLineRoom);
+static_assert(kMaxCommonGroup == 66, "perfmarker_section.h says so");
 
 // Nonzero when one of the 8 bytes of `w` needs escaping (below 0x21, '&' or 0x7f). The per-byte
 // tests are exact about whether any byte matches (only the flag bits above a match can be wrong).
