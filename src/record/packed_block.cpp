@@ -170,24 +170,19 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
     const size_t words = s.size() / 8;
     if (last.generation == m_generation && last.size == s.size() && s.size() % 8 == 0 &&
         words <= kMaxDeltaWords) {
-        unsigned char mask[kMaxDeltaWords / 8] = {};
-        size_t changed = 0;
+        // The mask as one word, as BlockUnpacker::payload reads it: bit i says word i changed.
+        uint64_t bits = 0;
         for (size_t i = 0; i < words; ++i) {
-            if (load8(s.data() + 8 * i) != load8(last.data + 8 * i)) {
-                mask[i / 8] |= static_cast<unsigned char>(1u << (i % 8));
-                ++changed;
-            }
+            bits |= uint64_t{load8(s.data() + 8 * i) != load8(last.data + 8 * i)} << i;
         }
         const size_t maskBytes = (words + 7) / 8;
-        if (maskBytes + 8 * changed < s.size()) {
+        if (maskBytes + 8 * countBits(bits) < s.size()) {
             p = putVarint(p, (uint64_t{words} << 1) | 1);
-            std::memcpy(p, mask, maskBytes);
-            p += maskBytes;
-            for (size_t i = 0; i < words; ++i) {
-                if (mask[i / 8] & (1u << (i % 8))) {
-                    std::memcpy(p, s.data() + 8 * i, 8);
-                    p += 8;
-                }
+            for (size_t i = 0; i < maskBytes; ++i)
+                *p++ = static_cast<unsigned char>(bits >> (8 * i));
+            for (; bits != 0; bits &= bits - 1) {
+                std::memcpy(p, s.data() + 8 * static_cast<size_t>(__builtin_ctzll(bits)), 8);
+                p += 8;
             }
             last.data = s.data();
             return p;
@@ -236,9 +231,13 @@ int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::st
         out = m_strings[v >> 1];
         return 1;
     }
-    const unsigned char* const at = p + pos;
-    r = takeBytes(p, n, pos, v >> 1, out);
-    if (r > 0) m_strings.emplace_back(reinterpret_cast<const char*>(at), v >> 1);  // = out
+    // Through a local: reading back `out` just stored would stall on the stores.
+    std::string_view literal;
+    r = takeBytes(p, n, pos, v >> 1, literal);
+    if (r > 0) {
+        m_strings.emplace_back(literal.data(), literal.size());  // not a reference to `literal`
+        out = literal;
+    }
     return r;
 }
 
@@ -249,11 +248,12 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     const int r = getVarint(p, n, pos, v);
     if (r <= 0) return r;
     if ((v & 1) == 0) {
-        const unsigned char* const at = p + pos;
-        const int taken = takeBytes(p, n, pos, v >> 1, out);
+        std::string_view literal;  // a local, as in string()
+        const int taken = takeBytes(p, n, pos, v >> 1, literal);
         if (taken > 0) {
-            last.view = {reinterpret_cast<const char*>(at), static_cast<size_t>(v >> 1)};  // = out
+            last.view = literal;
             last.inWords = false;
+            out = literal;
         }
         return taken;
     }
