@@ -226,12 +226,13 @@ void BM_FormatPairInPlace(benchmark::State& state) {
     constexpr size_t kBatch = size_t{1} << 20;
     std::string out(kBatch + perfmarker::atp::kMarkerLineRoom, ' ');
     char* cursor = out.data();
+    perfmarker::atp::DecimalFieldWriter timestamps;
     uint64_t ts = 4035402100000;
     for (auto _ : state) {
-        cursor = perfmarker::atp::putCommonMarkerLine(cursor, perfmarker::atp::MarkerKind::Begin,
-                                                      ts, "DrawCall", "Render");
-        cursor = perfmarker::atp::putCommonMarkerLine(cursor, perfmarker::atp::MarkerKind::End,
-                                                      ts + 517);
+        cursor = perfmarker::atp::putCommonMarkerLine(
+            cursor, timestamps, perfmarker::atp::MarkerKind::Begin, ts, "DrawCall", "Render");
+        cursor = perfmarker::atp::putCommonMarkerLine(cursor, timestamps,
+                                                      perfmarker::atp::MarkerKind::End, ts + 517);
         ts += 1031;
         if (cursor >= out.data() + kBatch - perfmarker::atp::kMarkerLineRoom) cursor = out.data();
     }

@@ -35,6 +35,7 @@ public:
     void onThread(uint64_t tid, uint64_t recordCount) override {
         endThread();
         m_tid = tid;
+        m_timestamps = {};
         m_line.clear();
         atp::appendThreadHeader(m_line, tid, recordCount);
         put(m_line);
@@ -43,7 +44,8 @@ public:
     void onRecord(const record::RecordView& r) override {
         const auto kind = static_cast<atp::MarkerKind>(r.kind);
         // Room for the line: the batch is drained once it reaches kWriteBatch.
-        if (char* end = atp::putCommonMarkerLine(m_cursor, kind, r.time, r.str0, r.str1, r.str2)) {
+        if (char* end = atp::putCommonMarkerLine(m_cursor, m_timestamps, kind, r.time, r.str0,
+                                                 r.str1, r.str2)) {
             m_cursor = end;
             if (m_cursor >= m_buffer.get() + kWriteBatch) drain();
         } else {
@@ -84,22 +86,17 @@ private:
         m_cursor = m_buffer.get();
     }
     void writeAll(const char* p, size_t n) {
-        while (n > 0 && m_error.empty()) {
-            ssize_t w = ::write(m_fd, p, n);
-            if (w < 0 && errno == EINTR) continue;
-            if (w < 0) {
-                m_error = std::strerror(errno);
-                break;
-            }
-            p += w;
-            n -= static_cast<size_t>(w);
-        }
+        if (!m_error.empty()) return;
+        if (const int err = atp::appendAll(m_fd, m_written, p, n)) m_error = std::strerror(err);
+        m_written += n;
     }
 
     int m_fd;
+    uint64_t m_written = 0;
     std::unique_ptr<char[]> m_buffer;  // kWriteBatch, and the room of one line past it
     char* m_cursor;
-    std::string m_line;  // a line or header that is not written in place
+    atp::DecimalFieldWriter m_timestamps;  // the thread's timestamp digits
+    std::string m_line;                    // a line or header that is not written in place
     std::string m_error;
     uint64_t m_tid = 0;
     uint64_t m_depth = 0;

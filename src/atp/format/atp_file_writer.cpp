@@ -43,17 +43,10 @@ bool AtpFileWriter::write(std::string_view text) {
 }
 
 bool AtpFileWriter::flushBuffer() {
-    const char* p = m_buffer.data();
-    size_t left = m_buffer.size();
-    while (left > 0) {
-        const ssize_t n = ::write(m_fd, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return fail("write", m_tempPath, errno);
-        if (n == 0) return fail("write", m_tempPath, ENOSPC);
-        p += n;
-        left -= static_cast<size_t>(n);
-        m_written += static_cast<uint64_t>(n);
+    if (const int err = appendAll(m_fd, m_written, m_buffer.data(), m_buffer.size())) {
+        return fail("write", m_tempPath, err);
     }
+    m_written += m_buffer.size();
     m_buffer.clear();
     return true;
 }

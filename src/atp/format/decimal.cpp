@@ -76,4 +76,23 @@ size_t decimalLength(uint64_t value) {
     return digits - (value < kPowers[digits - 1] ? 1 : 0);
 }
 
+char* DecimalFieldWriter::put(char* field, uint64_t value) {
+    static_assert(kMaxDecimalDigits - 8 <= kRoom && kRoom <= kMaxDecimalDigits);
+    const uint64_t high = value / kLow;
+    if (high == 0) {
+        const size_t length = decimalLength(value);
+        formatDecimalBackward(field + length, value);
+        return field + length;
+    }
+    if (high != m_high) {
+        m_high = high;
+        m_highLength = decimalLength(high);
+        std::memset(m_highDigits, ' ', sizeof m_highDigits);
+        formatDecimalBackward(m_highDigits + m_highLength, high);
+    }
+    std::memcpy(field, m_highDigits, kRoom);
+    put8Digits(field + m_highLength, static_cast<uint32_t>(value - high * kLow));
+    return field + m_highLength + 8;
+}
+
 }  // namespace perfmarker::atp

@@ -2,6 +2,8 @@
 // .clperfmarker / .amdtperfmarker files: the one writer and the one reader of marker lines.
 #pragma once
 
+#include "atp/format/decimal.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -38,7 +40,9 @@ inline constexpr size_t kMarkerLineRoom = 160;
 // End line, or a Begin line without user string whose name (shorter than its 50-byte field) and
 // group (at most 66 bytes) need no escaping. For any other line it returns nullptr and what it
 // wrote is to be overwritten; appendMarkerLine writes every line. Same bytes as appendMarkerLine.
-char* putCommonMarkerLine(char* out, MarkerKind kind, uint64_t timestampNs,
+// `timestamps` keeps the leading digits of the timestamp before: one per thread's lines.
+char* putCommonMarkerLine(char* out, DecimalFieldWriter& timestamps, MarkerKind kind,
+                          uint64_t timestampNs,
                           std::string_view name = {}, std::string_view group = {},
                           std::string_view userString = {});
 

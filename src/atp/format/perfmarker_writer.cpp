@@ -1,11 +1,10 @@
 // Writer of Perfmarker marker lines (docs/format.md#perfmarker-section and
 // docs/format.md#conventions); the reader is perfmarker_section.cpp.
-#include "atp/format/perfmarker_section.h"
+#include <cstring>
 
 #include "atp/format/decimal.h"
 #include "atp/format/perfmarker_layout.h"
-
-#include <cstring>
+#include "atp/format/perfmarker_section.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -78,6 +77,32 @@ void appendTimestampField(std::string& out, uint64_t timestampNs) {
     std::memset(field, ' ', sizeof field);
     putTimestamp(field, timestampNs);
     out.append(field, sizeof field);
+}
+
+// putCommonMarkerLine, with the timestamp written by `putTimestampField(field, ns)`: from the
+// digits kept of the line before (finalize), or whole (appendMarkerLine, one line alone).
+template <typename PutTimestamp>
+char* putCommon(char* out, PutTimestamp putTimestampField, MarkerKind kind, uint64_t timestampNs,
+                std::string_view name, std::string_view group, std::string_view userString) {
+    if (kind == MarkerKind::End) {
+        std::memcpy(out, kEndTemplate.data(), kEndTemplate.size());
+        putTimestampField(out + kKeywordWidth, timestampNs);
+        return out + kEndTemplate.size();
+    }
+    if (kind != MarkerKind::Begin || !userString.empty() || name.empty() ||
+        name.size() >= kNameWidth || group.size() > kMaxCommonGroup) {
+        return nullptr;
+    }
+    // Keyword and the spaces of the name, timestamp and separator fields, then what fills them.
+    std::memcpy(out, kBeginTemplate.data(), kBeginTemplate.size());
+    bool plain = copyIfPlain(out + kKeywordWidth, name);
+    putTimestampField(out + kKeywordWidth + kNameWidth, timestampNs);
+    const std::string_view groupText = group.empty() ? kDefaultGroup : group;
+    plain = copyIfPlain(out + kBeginTemplate.size(), groupText) && plain;
+    if (!plain) return nullptr;
+    char* end = out + kBeginTemplate.size() + groupText.size();
+    *end++ = '\n';
+    return end;
 }
 
 void appendEscapedByte(std::string& out, unsigned char c) {
@@ -175,7 +200,8 @@ void appendEscapedToken(std::string& out, std::string_view raw) {
 void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
                       std::string_view name, std::string_view group, std::string_view userString) {
     char line[kMarkerLineRoom];
-    if (const char* end = putCommonMarkerLine(line, kind, timestampNs, name, group, userString)) {
+    if (const char* end =
+            putCommon(line, putTimestamp, kind, timestampNs, name, group, userString)) {
         out.append(line, static_cast<size_t>(end - line));
     } else if (kind == MarkerKind::EndEx) {
         appendEndExLine(out, timestampNs, name, group, userString);
@@ -184,27 +210,12 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
     }
 }
 
-char* putCommonMarkerLine(char* out, MarkerKind kind, uint64_t timestampNs, std::string_view name,
-                          std::string_view group, std::string_view userString) {
-    if (kind == MarkerKind::End) {
-        std::memcpy(out, kEndTemplate.data(), kEndTemplate.size());
-        putTimestamp(out + kKeywordWidth, timestampNs);
-        return out + kEndTemplate.size();
-    }
-    if (kind != MarkerKind::Begin || !userString.empty() || name.empty() ||
-        name.size() >= kNameWidth || group.size() > kMaxCommonGroup) {
-        return nullptr;
-    }
-    // Keyword and the spaces of the name, timestamp and separator fields, then what fills them.
-    std::memcpy(out, kBeginTemplate.data(), kBeginTemplate.size());
-    bool plain = copyIfPlain(out + kKeywordWidth, name);
-    putTimestamp(out + kKeywordWidth + kNameWidth, timestampNs);
-    const std::string_view groupText = group.empty() ? kDefaultGroup : group;
-    plain = copyIfPlain(out + kBeginTemplate.size(), groupText) && plain;
-    if (!plain) return nullptr;
-    char* end = out + kBeginTemplate.size() + groupText.size();
-    *end++ = '\n';
-    return end;
+char* putCommonMarkerLine(char* out, DecimalFieldWriter& timestamps, MarkerKind kind,
+                          uint64_t timestampNs, std::string_view name, std::string_view group,
+                          std::string_view userString) {
+    return putCommon(
+        out, [&timestamps](char* field, uint64_t ns) { timestamps.put(field, ns); }, kind,
+        timestampNs, name, group, userString);
 }
 
 void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount) {

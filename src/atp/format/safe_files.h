@@ -7,6 +7,8 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace perfmarker::atp {
@@ -22,5 +24,12 @@ int createTempNextTo(const std::string& target, mode_t mode, std::string& tempPa
 // Opens `path` for reading when it is a regular file (not a link) owned by this user. The
 // descriptor, or -1 with errno (ELOOP for a link, EPERM for someone else's file).
 int openOwnFile(const std::string& path);
+
+// Writes all `n` bytes to `fd`, a new file written from its start of which `offset` bytes are
+// written so far. On ext4 a large write first reserves its blocks (fallocate): the filesystem then
+// skips its reservation page by page, a third of the kernel's cost of a buffered write
+// (docs/performance.md, "Writing the output"). 0, or the errno of the failure (ENOSPC for a write
+// that wrote nothing); the file may then hold part of the bytes, and reserved zeros after them.
+int appendAll(int fd, uint64_t offset, const void* data, size_t n);
 
 }  // namespace perfmarker::atp

@@ -1,14 +1,21 @@
 // The .atp header, section markers, timestamp-line layout and the file writer's error handling
 // (src/atp/format/atp_header.h, ocl_timestamp.h, atp_file_writer.h).
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "atp/format/atp_file_writer.h"
 #include "atp/format/atp_header.h"
+#include "atp/format/safe_files.h"
 #include "atp/format/timestamp_fields.h"
 #include "atp_trace_support.h"
 
@@ -198,32 +205,114 @@ TEST(AtpFileWriter, RenameOntoADirectoryFails) {
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
 }
 
-// A full disk, simulated with a file-size limit (EFBIG instead of ENOSPC: the same path).
+// A full disk, simulated with a file-size limit (EFBIG instead of ENOSPC: the same path), set
+// for the scope of one of these.
+class FileSizeLimit {
+public:
+    explicit FileSizeLimit(rlim_t bytes) : m_bytes(bytes) {}
+    ~FileSizeLimit() {
+        if (!m_set) return;
+        setrlimit(RLIMIT_FSIZE, &m_old);
+        sigaction(SIGXFSZ, &m_previous, nullptr);
+    }
+    bool set() {
+        if (getrlimit(RLIMIT_FSIZE, &m_old) != 0) return false;
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        sigaction(SIGXFSZ, &ignore, &m_previous);
+        rlimit small = m_old;
+        small.rlim_cur = m_bytes;
+        m_set = setrlimit(RLIMIT_FSIZE, &small) == 0;
+        return m_set;
+    }
+
+private:
+    rlim_t m_bytes;
+    bool m_set = false;
+    rlimit m_old{};
+    struct sigaction m_previous {};
+};
+
 TEST(AtpFileWriter, FailedWriteIsReportedNotDropped) {
     TempDir dir;
-    rlimit old{};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-    struct sigaction ignore {
-    }, previous{};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGXFSZ, &ignore, &previous);
-    rlimit small = old;
-    small.rlim_cur = 64 * 1024;
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-
     AtpFileWriter w;
-    const bool opened = w.open(dir.file("out.atp"));
-    bool wrote = opened;
-    for (int i = 0; i < 4 && wrote; ++i) wrote = w.write(std::string(1 << 20, 'y'));
-    const bool committed = wrote && w.commit();
-
-    setrlimit(RLIMIT_FSIZE, &old);
-    sigaction(SIGXFSZ, &previous, nullptr);
+    bool opened = false;
+    bool committed = false;
+    {
+        FileSizeLimit limit(64 * 1024);
+        ASSERT_TRUE(limit.set());
+        opened = w.open(dir.file("out.atp"));
+        bool wrote = opened;
+        for (int i = 0; i < 4 && wrote; ++i) wrote = w.write(std::string(1 << 20, 'y'));
+        committed = wrote && w.commit();
+    }
     ASSERT_TRUE(opened);
     EXPECT_FALSE(committed);
     EXPECT_THAT(w.error(), HasSubstr("cannot write " + dir.file("out.atp")));
     EXPECT_THAT(w.error(), HasSubstr("File too large"));
     EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+// Large writes reserve their blocks first (on ext4, where the temporary directory usually is):
+// the file still holds exactly the bytes written, in order, and nothing after them.
+TEST(AppendAll, LeavesExactlyTheBytesWritten) {
+    TempDir dir;
+    const int fd = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(fd, 0);
+    std::string expected;
+    uint64_t offset = 0;
+    for (const size_t size : {size_t{3} << 20, size_t{100}, size_t{64} << 10, size_t{1} << 20}) {
+        std::string piece(size, '\0');
+        for (size_t i = 0; i < size; ++i) piece[i] = static_cast<char>('a' + (offset + i) % 23);
+        ASSERT_EQ(appendAll(fd, offset, piece.data(), piece.size()), 0);
+        offset += size;
+        expected += piece;
+    }
+    ASSERT_EQ(close(fd), 0);
+    std::ifstream in(dir.file("out"), std::ios::binary);
+    const std::string written{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    EXPECT_EQ(written.size(), expected.size());
+    EXPECT_TRUE(written == expected);
+}
+
+TEST(AppendAll, ReturnsTheErrnoOfTheFailedWrite) {
+    TempDir dir;
+    const int created = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(created, 0);
+    close(created);
+    const int readOnly = open(dir.file("out").c_str(), O_RDONLY);
+    ASSERT_GE(readOnly, 0);
+    const std::string big(size_t{1} << 20, 'x');
+    EXPECT_EQ(appendAll(readOnly, 0, big.data(), 10), EBADF);
+    EXPECT_EQ(appendAll(readOnly, 0, big.data(), big.size()), EBADF);  // the reserving path
+    close(readOnly);
+    struct stat st {};
+    ASSERT_EQ(stat(dir.file("out").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, 0);
+}
+
+// Past a file-size limit the reservation fails as well and the write reports the limit.
+TEST(AppendAll, ReportsAFileSizeLimit) {
+    TempDir dir;
+    const int fd = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(fd, 0);
+    constexpr rlim_t kLimit = 64 * 1024;
+    const std::string big(size_t{1} << 20, 'x');
+    int first = 0;
+    int second = 0;
+    {
+        FileSizeLimit limit(kLimit);
+        ASSERT_TRUE(limit.set());
+        first = appendAll(fd, 0, big.data(), big.size());
+        second = appendAll(fd, kLimit, big.data(), big.size());
+    }
+    close(fd);
+    // The first write stops at the limit (a short write), the next one finds no room at all.
+    EXPECT_EQ(first, EFBIG);
+    EXPECT_EQ(second, EFBIG);
+    struct stat st {};
+    ASSERT_EQ(stat(dir.file("out").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, static_cast<off_t>(kLimit));
 }
 
 }  // namespace

@@ -50,5 +50,37 @@ TEST(Decimal, RandomValuesOfEveryLength) {
     }
 }
 
+// What DecimalFieldWriter::put leaves in a field of spaces: its digits, then spaces.
+std::string putInField(DecimalFieldWriter& writer, uint64_t value) {
+    std::string field(kMaxDecimalDigits + 4, ' ');
+    const char* const end = writer.put(field.data(), value);
+    EXPECT_EQ(field.find_last_not_of(' ') + 1, static_cast<size_t>(end - field.data())) << value;
+    return field.substr(0, static_cast<size_t>(end - field.data()));
+}
+
+// One writer through values that keep, change, lengthen and shorten the digits above the last
+// eight: every value as std::to_string writes it, with spaces after it.
+TEST(DecimalFieldWriter, KeptLeadingDigitsNeverLeak) {
+    DecimalFieldWriter writer;
+    std::vector<uint64_t> values = edges();
+    for (const uint64_t base : {uint64_t{4035402100000}, uint64_t{99999999} * 100000000 + 99999990,
+                                uint64_t{100000000}, uint64_t{999999999999}}) {
+        for (uint64_t v = base; v < base + 40; v += 3) values.push_back(v);
+    }
+    values.insert(values.end(), {123, 100000000, 7, UINT64_MAX, 100000001, 199999999, 200000000});
+    for (const uint64_t value : values) ASSERT_EQ(putInField(writer, value), std::to_string(value));
+}
+
+// Timestamps as a thread writes them: increasing by random steps, sometimes by seconds.
+TEST(DecimalFieldWriter, IncreasingTimestamps) {
+    DecimalFieldWriter writer;
+    std::mt19937_64 random(5);
+    uint64_t ts = 86399999990000;
+    for (int i = 0; i < 200000; ++i) {
+        ts += (i % 1000 == 0) ? random() % 3000000000 : random() % 5000;
+        ASSERT_EQ(putInField(writer, ts), std::to_string(ts));
+    }
+}
+
 }  // namespace
 }  // namespace perfmarker::atp

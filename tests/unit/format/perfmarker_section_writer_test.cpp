@@ -1,13 +1,13 @@
 // Unit tests of the Perfmarker section writer (src/atp/format/perfmarker_section.h): the exact
 // bytes of marker lines, escaping and unescaping, and section lines. Helpers are in
 // perfmarker_section_support.h.
-#include "perfmarker_section_support.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <string_view>
+
+#include "perfmarker_section_support.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -30,8 +30,7 @@ TEST(PerfmarkerWriter, BeginNameOf49EscapedBytesIsStillPadded) {
 
 TEST(PerfmarkerWriter, BeginNameOf50BytesUsesSeparators) {
     const std::string name(50, 'n');
-    EXPECT_EQ(line(MarkerKind::Begin, 7, name, "G"),
-              "clBeginPerfMarker   " + name + "   7   G\n");
+    EXPECT_EQ(line(MarkerKind::Begin, 7, name, "G"), "clBeginPerfMarker   " + name + "   7   G\n");
 }
 
 TEST(PerfmarkerWriter, BeginLongFormIsChosenOnTheEscapedLength) {
@@ -41,8 +40,8 @@ TEST(PerfmarkerWriter, BeginLongFormIsChosenOnTheEscapedLength) {
 }
 
 TEST(PerfmarkerWriter, EndPadsTheTimestampWithTrailingSpaces) {
-    EXPECT_EQ(line(MarkerKind::End, 4035402133001), "clEndPerfMarker" + spaces(5) +
-                                                        "4035402133001" + spaces(7) + "\n");
+    EXPECT_EQ(line(MarkerKind::End, 4035402133001),
+              "clEndPerfMarker" + spaces(5) + "4035402133001" + spaces(7) + "\n");
 }
 
 TEST(PerfmarkerWriter, EndIgnoresNameGroupAndUser) {
@@ -125,7 +124,8 @@ std::string paddedBegin(uint64_t ts, std::string_view name, std::string_view gro
 std::string common(MarkerKind kind, uint64_t ts, std::string_view name = {},
                    std::string_view group = {}, std::string_view user = {}) {
     std::string room(kMarkerLineRoom, '?');
-    const char* end = putCommonMarkerLine(room.data(), kind, ts, name, group, user);
+    DecimalFieldWriter timestamps;
+    const char* end = putCommonMarkerLine(room.data(), timestamps, kind, ts, name, group, user);
     if (end == nullptr) return "(not common)";
     EXPECT_LE(end - room.data(), static_cast<ptrdiff_t>(kMarkerLineRoom));
     return room.substr(0, static_cast<size_t>(end - room.data()));
@@ -149,6 +149,25 @@ TEST(PerfmarkerWriter, CommonLinesAreTheSameBytesInPlace) {
             const std::string group = printable.substr(printable.size() - size);
             EXPECT_EQ(common(MarkerKind::Begin, at, name, group), paddedBegin(at, name, group));
         }
+    }
+}
+
+// One thread's lines through one timestamp writer (it keeps the leading digits of the timestamp
+// before): the same bytes as each line alone, over timestamps that step across the kept digits.
+TEST(PerfmarkerWriter, AThreadsLinesInPlaceKeepNoStaleDigits) {
+    DecimalFieldWriter timestamps;
+    std::string room(kMarkerLineRoom, '?');
+    uint64_t ts = 99999990;
+    for (int i = 0; i < 3000; ++i) {
+        ts += (i % 100 == 99) ? 99999999977 : 7;
+        const bool begin = i % 2 == 0;
+        const char* end = putCommonMarkerLine(room.data(), timestamps,
+                                              begin ? MarkerKind::Begin : MarkerKind::End, ts,
+                                              "Draw", begin ? "Render" : "");
+        ASSERT_NE(end, nullptr);
+        ASSERT_EQ(room.substr(0, static_cast<size_t>(end - room.data())),
+                  begin ? line(MarkerKind::Begin, ts, "Draw", "Render") : line(MarkerKind::End, ts))
+            << i;
     }
 }
 

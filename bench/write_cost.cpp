@@ -1,0 +1,107 @@
+// What writing a large output costs the process (docs/performance.md, "Writing the output"):
+// the same bytes written in 1 MiB batches to a new file, through a plain write loop and through
+// atp::appendAll (which reserves each batch's blocks first where that pays), alternating, each
+// round a new file. Reports process CPU (user + system) and wall per MiB.
+//
+//   bench/write_cost [--mb N] [--rounds R] [--dir D]     (defaults: 400 MB, 3 rounds, /tmp)
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "atp/format/safe_files.h"
+
+namespace {
+
+double cpuNs() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return (static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e9) +
+           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e3;
+}
+
+double wallNs() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+}
+
+int plainWrite(int fd, const char* p, size_t n) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return w < 0 ? errno : ENOSPC;
+        p += w;
+        n -= static_cast<size_t>(w);
+    }
+    return 0;
+}
+
+// Writes `mb` MiB to a new file in `dir`, then removes it; false on an error (printed).
+bool writeOnce(const std::string& dir, size_t mb, bool reserved, double& cpu, double& wall) {
+    constexpr size_t kBatch = size_t{1} << 20;
+    static const std::vector<char> batch(kBatch, 'x');
+    const std::string path = dir + "/write_cost." + std::to_string(getpid());
+    const int fd = perfmarker::atp::createNewFile(path, 0600);
+    if (fd < 0) {
+        std::fprintf(stderr, "write_cost: cannot create %s: %s\n", path.c_str(), strerror(errno));
+        return false;
+    }
+    const double cpu0 = cpuNs();
+    const double wall0 = wallNs();
+    int err = 0;
+    for (size_t i = 0; i < mb && err == 0; ++i) {
+        err = reserved ? perfmarker::atp::appendAll(fd, i * kBatch, batch.data(), kBatch)
+                       : plainWrite(fd, batch.data(), kBatch);
+    }
+    if (close(fd) != 0 && err == 0) err = errno;
+    cpu = cpuNs() - cpu0;
+    wall = wallNs() - wall0;
+    unlink(path.c_str());
+    if (err != 0)
+        std::fprintf(stderr, "write_cost: cannot write %s: %s\n", path.c_str(), strerror(err));
+    return err == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    size_t mb = 400;
+    int rounds = 3;
+    std::string dir = "/tmp";
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--mb" && i + 1 < argc) {
+            mb = std::strtoull(argv[++i], nullptr, 10);
+        } else if (arg == "--rounds" && i + 1 < argc) {
+            rounds = std::atoi(argv[++i]);
+        } else if (arg == "--dir" && i + 1 < argc) {
+            dir = argv[++i];
+        } else {
+            std::fprintf(stderr, "usage: write_cost [--mb N] [--rounds R] [--dir D]\n");
+            return 2;
+        }
+    }
+    if (mb == 0 || rounds <= 0) {
+        std::fprintf(stderr, "write_cost: --mb and --rounds must be positive\n");
+        return 2;
+    }
+    std::printf("%zu MiB in 1 MiB writes to %s; per MiB\n%-10s %12s %12s\n", mb, dir.c_str(), "how",
+                "CPU us", "wall us");
+    for (int r = 0; r < rounds; ++r) {
+        for (const bool reserved : {false, true}) {
+            double cpu = 0;
+            double wall = 0;
+            if (!writeOnce(dir, mb, reserved, cpu, wall)) return 1;
+            std::printf("%-10s %12.1f %12.1f\n", reserved ? "appendAll" : "write", cpu / 1e3 / mb,
+                        wall / 1e3 / mb);
+        }
+    }
+    return 0;
+}
