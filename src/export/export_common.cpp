@@ -1,7 +1,12 @@
 #include "export/export_common.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+
+#include "atp/format/safe_files.h"
 
 namespace perfmarker::exporter {
 namespace {
@@ -112,16 +117,21 @@ OutputFile::~OutputFile() { discard(); }
 
 bool OutputFile::open(const std::string& path) {
     m_path = path;
-    if (m_output.create(path)) m_file = std::fopen(m_output.path().c_str(), "wb");
-    if (m_file == nullptr) {
-        fail("cannot create");
-        m_output.discard();
+    if (m_output.create(path)) {
+        m_fd = ::open(m_output.path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     }
-    return m_file != nullptr;
+    if (m_fd < 0) {
+        fail("cannot create", errno);
+        m_output.discard();
+        return false;
+    }
+    m_written = 0;
+    m_buffer.reserve(kBufferBytes);
+    return true;
 }
 
 bool OutputFile::commit(std::string& error) {
-    if (failed() || m_file != nullptr) {
+    if (failed() || m_fd >= 0) {
         error = failed() ? m_error : m_path + ": not closed";
         discard();
         return false;
@@ -132,28 +142,44 @@ bool OutputFile::commit(std::string& error) {
 }
 
 void OutputFile::discard() {
-    if (m_file != nullptr) std::fclose(m_file);
-    m_file = nullptr;
+    if (m_fd >= 0) ::close(m_fd);
+    m_fd = -1;
+    m_buffer.clear();
     m_output.discard();
 }
 
 void OutputFile::write(std::string_view data) {
-    if (m_file == nullptr || failed() || data.empty()) return;
-    if (std::fwrite(data.data(), 1, data.size(), m_file) != data.size()) fail("cannot write");
+    if (m_fd < 0 || failed() || data.empty()) return;
+    if (m_buffer.size() + data.size() > kBufferBytes) {
+        flush();
+        if (data.size() >= kBufferBytes) return append(data.data(), data.size());
+    }
+    m_buffer.append(data);
+}
+
+void OutputFile::flush() {
+    append(m_buffer.data(), m_buffer.size());
+    m_buffer.clear();
+}
+
+void OutputFile::append(const char* data, size_t size) {
+    if (failed()) return;
+    if (const int err = atp::appendAll(m_fd, m_written, data, size))
+        return fail("cannot write", err);
+    m_written += size;
 }
 
 bool OutputFile::close() {
-    if (m_file == nullptr) return !failed();
-    const bool flushed = std::fflush(m_file) == 0;
-    if (!flushed && !failed()) fail("cannot write");
-    if (std::fclose(m_file) != 0 && !failed()) fail("cannot close");
-    m_file = nullptr;
+    if (m_fd < 0) return !failed();
+    flush();
+    if (::close(m_fd) != 0 && !failed()) fail("cannot close", errno);
+    m_fd = -1;
     return !failed();
 }
 
-void OutputFile::fail(const char* what) {
+void OutputFile::fail(const char* what, int err) {
     if (failed()) return;
-    m_error = m_path + ": " + what + ": " + std::strerror(errno);
+    m_error = m_path + ": " + what + ": " + std::strerror(err);
 }
 
 }  // namespace perfmarker::exporter

@@ -87,14 +87,20 @@ public:
     bool commit(std::string& error);
     // Closes the file if it is open and removes the temporary file.
     void discard();
-    bool isOpen() const { return m_file != nullptr; }
+    bool isOpen() const { return m_fd >= 0; }
     bool failed() const { return !m_error.empty(); }
     const std::string& error() const { return m_error; }
     const std::string& path() const { return m_path; }
 
 private:
-    void fail(const char* what);
-    std::FILE* m_file = nullptr;
+    static constexpr size_t kBufferBytes = size_t{1} << 20;
+
+    void flush();
+    void append(const char* data, size_t size);
+    void fail(const char* what, int err);
+    int m_fd = -1;
+    uint64_t m_written = 0;  // bytes in the file (before the buffer's)
+    std::string m_buffer;    // written in batches of kBufferBytes (atp::appendAll)
     atp::StagedOutput m_output;
     std::string m_path;
     std::string m_error;

@@ -1,6 +1,8 @@
 #include "export/json_writer.h"
 
-#include <array>
+#include <cstring>
+
+#include "atp/format/decimal.h"
 
 namespace perfmarker::exporter {
 namespace {
@@ -32,6 +34,36 @@ size_t validSequenceLength(std::string_view text, size_t i) {
     const bool surrogate = codePoint >= 0xD800 && codePoint <= 0xDFFF;
     if (overlong || surrogate || codePoint > 0x10FFFF) return 0;
     return length;
+}
+
+// Nonzero when one of the 8 bytes of `w` is below 0x20, from 0x80 up, '"' or '\\'. A flag can be
+// wrong only above a byte that matches, so the lowest flag is the first byte to handle.
+constexpr uint64_t specialBits(uint64_t w) {
+    constexpr uint64_t kOnes = 0x0101010101010101u;
+    constexpr uint64_t kHigh = 0x8080808080808080u;
+    const uint64_t quote = w ^ (kOnes * '"');
+    const uint64_t backslash = w ^ (kOnes * '\\');
+    return (((w - kOnes * 0x20) & ~w) | w | ((quote - kOnes) & ~quote) |
+            ((backslash - kOnes) & ~backslash)) &
+           kHigh;
+}
+
+bool isSpecial(unsigned char c) { return c < 0x20 || c >= 0x80 || c == '"' || c == '\\'; }
+
+// The bytes at the start of `text` that are copied as they are: names are almost always plain.
+size_t plainRun(std::string_view text) {
+    const char* const p = text.data();
+    const size_t n = text.size();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, sizeof w);
+        if (const uint64_t bits = specialBits(w)) {
+            return i + static_cast<size_t>(__builtin_ctzll(bits) >> 3);  // little-endian
+        }
+    }
+    while (i < n && !isSpecial(static_cast<unsigned char>(p[i]))) ++i;
+    return i;
 }
 
 void appendControl(std::string& out, unsigned char c) {
@@ -66,13 +98,7 @@ void appendJsonString(std::string& out, std::string_view text) {
     out.push_back('"');
     size_t i = 0;
     while (i < text.size()) {
-        // Copy the longest run of plain ASCII in one go: names are almost always plain.
-        size_t run = i;
-        while (run < text.size()) {
-            const auto c = static_cast<unsigned char>(text[run]);
-            if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') break;
-            ++run;
-        }
+        const size_t run = i + plainRun(text.substr(i));
         out.append(text.data() + i, run - i);
         i = run;
         if (i == text.size()) break;
@@ -96,22 +122,19 @@ void appendJsonString(std::string& out, std::string_view text) {
 }
 
 void appendUnsigned(std::string& out, uint64_t value) {
-    std::array<char, 20> digits{};
-    size_t count = 0;
-    do {
-        digits[count++] = static_cast<char>('0' + value % 10);
-        value /= 10;
-    } while (value != 0);
-    while (count > 0) out.push_back(digits[--count]);
+    char digits[atp::kMaxDecimalDigits];
+    char* const end = digits + sizeof digits;
+    const char* const first = atp::formatDecimalBackward(end, value);
+    out.append(first, static_cast<size_t>(end - first));
 }
 
 void appendMicroseconds(std::string& out, uint64_t nanoseconds) {
     appendUnsigned(out, nanoseconds / 1000);
     const auto fraction = static_cast<unsigned>(nanoseconds % 1000);
-    out.push_back('.');
-    out.push_back(static_cast<char>('0' + fraction / 100));
-    out.push_back(static_cast<char>('0' + fraction / 10 % 10));
-    out.push_back(static_cast<char>('0' + fraction % 10));
+    const char tail[4] = {'.', static_cast<char>('0' + fraction / 100),
+                          static_cast<char>('0' + fraction / 10 % 10),
+                          static_cast<char>('0' + fraction % 10)};
+    out.append(tail, sizeof tail);
 }
 
 void JsonObject::separator() {

@@ -32,6 +32,30 @@ TEST(ExportJson, HostileStringsRoundTrip) {
     EXPECT_EQ(jsonString(std::string(1, '\x02')), "\"\\u0002\"");
 }
 
+// Every byte at every place of plain strings of every length up to 20 (the writer looks for the
+// bytes to escape 8 at a time): each is handled, and only that byte.
+TEST(ExportJson, EveryByteIsFoundWhereverItIs) {
+    for (int c = 0; c < 256; ++c) {
+        const auto byte = static_cast<char>(c);
+        const bool plain = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+        // Alone, the byte as JSON writes it; a lone byte from 0x80 up is no valid UTF-8.
+        const std::string alone = jsonString(std::string(1, byte));
+        const std::string inner = alone.substr(1, alone.size() - 2);
+        if (plain) ASSERT_EQ(inner, std::string(1, byte));
+        if (c >= 0x80) ASSERT_EQ(inner, "\xEF\xBF\xBD") << c;
+        for (size_t size = 1; size <= 20; ++size) {
+            for (size_t at = 0; at < size; ++at) {
+                std::string text(size, 'a');
+                text[at] = byte;
+                const std::string expected =
+                    "\"" + std::string(at, 'a') + inner + std::string(size - at - 1, 'a') + "\"";
+                ASSERT_EQ(jsonString(text), expected)
+                    << "byte " << c << " at " << at << " of " << size;
+            }
+        }
+    }
+}
+
 TEST(ExportJson, InvalidUtf8BecomesReplacementCharacter) {
     const std::string replacement = "\xEF\xBF\xBD";
     struct Case {
