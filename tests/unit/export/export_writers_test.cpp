@@ -116,6 +116,27 @@ TEST(ExportCsv, QuotesOnlyWhenNeeded) {
     EXPECT_EQ(field(""), "");
 }
 
+// Every byte at every place of fields of every length up to 20 (the writer looks for the bytes
+// that make a field quoted 8 at a time): quoted exactly when the byte is one of them.
+TEST(ExportCsv, EveryByteThatQuotesIsFoundWhereverItIs) {
+    for (int c = 0; c < 256; ++c) {
+        const auto byte = static_cast<char>(c);
+        const bool quotes = byte == ',' || byte == '"' || byte == '\r' || byte == '\n';
+        for (size_t size = 1; size <= 20; ++size) {
+            for (size_t at = 0; at < size; ++at) {
+                std::string text(size, 'a');
+                text[at] = byte;
+                std::string out;
+                appendCsvField(out, text);
+                std::string expected = text;
+                if (byte == '"') expected.insert(at, 1, '"');
+                if (quotes) expected = '"' + expected + '"';
+                ASSERT_EQ(out, expected) << "byte " << c << " at " << at << " of " << size;
+            }
+        }
+    }
+}
+
 TEST(ExportCsv, FileReportsUnwritablePath) {
     CsvFile file;
     EXPECT_FALSE(file.open("/nonexistent-dir/x.csv", "a,b"));
