@@ -41,8 +41,12 @@ TEST(ExportJson, EveryByteIsFoundWhereverItIs) {
         // Alone, the byte as JSON writes it; a lone byte from 0x80 up is no valid UTF-8.
         const std::string alone = jsonString(std::string(1, byte));
         const std::string inner = alone.substr(1, alone.size() - 2);
-        if (plain) ASSERT_EQ(inner, std::string(1, byte));
-        if (c >= 0x80) ASSERT_EQ(inner, "\xEF\xBF\xBD") << c;
+        if (plain) {
+            ASSERT_EQ(inner, std::string(1, byte));
+        }
+        if (c >= 0x80) {
+            ASSERT_EQ(inner, "\xEF\xBF\xBD") << c;
+        }
         for (size_t size = 1; size <= 20; ++size) {
             for (size_t at = 0; at < size; ++at) {
                 std::string text(size, 'a');
