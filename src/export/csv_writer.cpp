@@ -1,7 +1,6 @@
 #include "export/csv_writer.h"
 
 #include <cstdint>
-#include <cstring>
 
 #include "export/json_writer.h"
 
@@ -22,27 +21,13 @@ constexpr uint64_t quotingBits(uint64_t w) {
     return bits & 0x8080808080808080u;
 }
 
-// Whether `field` holds a byte that makes it quoted: 8 bytes at a time (find_first_of looks up
-// each byte of the field among the four with a memchr).
-bool needsQuotes(std::string_view field) {
-    const char* const p = field.data();
-    const size_t n = field.size();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        std::memcpy(&w, p + i, sizeof w);
-        if (quotingBits(w) != 0) return true;
-    }
-    for (; i < n; ++i) {
-        if (p[i] == ',' || p[i] == '"' || p[i] == '\r' || p[i] == '\n') return true;
-    }
-    return false;
-}
+bool quotes(unsigned char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; }
 
 }  // namespace
 
 void appendCsvField(std::string& out, std::string_view field) {
-    if (!needsQuotes(field)) {
+    // find_first_of would look up each byte of the field among the four with a memchr.
+    if (firstSpecialByte(field, quotingBits, quotes) == field.size()) {
         out.append(field);
         return;
     }

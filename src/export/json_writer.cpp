@@ -1,7 +1,5 @@
 #include "export/json_writer.h"
 
-#include <cstring>
-
 #include "atp/format/decimal.h"
 
 namespace perfmarker::exporter {
@@ -50,22 +48,6 @@ constexpr uint64_t specialBits(uint64_t w) {
 
 bool isSpecial(unsigned char c) { return c < 0x20 || c >= 0x80 || c == '"' || c == '\\'; }
 
-// The bytes at the start of `text` that are copied as they are: names are almost always plain.
-size_t plainRun(std::string_view text) {
-    const char* const p = text.data();
-    const size_t n = text.size();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        std::memcpy(&w, p + i, sizeof w);
-        if (const uint64_t bits = specialBits(w)) {
-            return i + static_cast<size_t>(__builtin_ctzll(bits) >> 3);  // little-endian
-        }
-    }
-    while (i < n && !isSpecial(static_cast<unsigned char>(p[i]))) ++i;
-    return i;
-}
-
 void appendControl(std::string& out, unsigned char c) {
     static constexpr char kHex[] = "0123456789abcdef";
     switch (c) {
@@ -98,7 +80,8 @@ void appendJsonString(std::string& out, std::string_view text) {
     out.push_back('"');
     size_t i = 0;
     while (i < text.size()) {
-        const size_t run = i + plainRun(text.substr(i));
+        // Names are almost always plain: copied in runs.
+        const size_t run = i + firstSpecialByte(text.substr(i), specialBits, isSpecial);
         out.append(text.data() + i, run - i);
         i = run;
         if (i == text.size()) break;

@@ -4,10 +4,30 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 namespace perfmarker::exporter {
+
+// The position of the first byte of `text` that `isSpecial` accepts (text.size() for none),
+// looked for 8 bytes at a time: `wordBits(w)` is nonzero when one of the 8 bytes of `w` is
+// special, and its lowest set bit is in the first of them (bits above it may be wrong).
+// Little-endian. The JSON and CSV writers look for the bytes they must escape or quote.
+template <typename WordBits, typename IsSpecial>
+size_t firstSpecialByte(std::string_view text, WordBits wordBits, IsSpecial isSpecial) {
+    const char* const p = text.data();
+    const size_t n = text.size();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, sizeof w);
+        if (const uint64_t bits = wordBits(w))
+            return i + static_cast<size_t>(__builtin_ctzll(bits) >> 3);
+    }
+    while (i < n && !isSpecial(static_cast<unsigned char>(p[i]))) ++i;
+    return i;
+}
 
 // Appends `text` as a JSON string literal (with the quotes). Quotes, backslashes and control
 // characters are escaped; bytes that are not valid UTF-8 (stray continuation bytes, truncated
