@@ -78,25 +78,19 @@ void exitHandler() { flushAgent(); }
 // the-modules-file), with the modules loaded at the start and, appended at the exit flush,
 // those loaded then (dlopen'ed ones included). Kept open in between.
 int g_modulesFd = -1;
+uint64_t g_modulesBytes = 0;  // written to it so far
 
 void appendModules(bool header) {
     if (g_modulesFd < 0) return;
     std::string text;
     if (header) atp::appendModulesFileHeader(text);
     atp::appendLoadedModules(text);
-    const char* data = text.data();
-    size_t left = text.size();
-    while (left > 0) {
-        const ssize_t n = ::write(g_modulesFd, data, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            report(std::string("cannot write the modules file: ") + std::strerror(errno) +
-                   "; call sites will lack names");
-            return;
-        }
-        data += n;
-        left -= static_cast<size_t>(n);
+    if (const int err = atp::appendAll(g_modulesFd, g_modulesBytes, text.data(), text.size())) {
+        report(std::string("cannot write the modules file: ") + std::strerror(err) +
+               "; call sites will lack names");
+        return;
     }
+    g_modulesBytes += text.size();
 }
 
 void startModulesFile(const std::string& dir, long pid) {

@@ -11,24 +11,6 @@
 #include "record/fragment.h"
 
 namespace perfmarker::record {
-namespace {
-
-// Writes all `n` bytes, in as few system calls as the kernel allows.
-bool writeAll(int fd, const unsigned char* p, size_t n, std::string& error) {
-    while (n > 0) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            error = std::strerror(errno);
-            return false;
-        }
-        p += w;
-        n -= static_cast<size_t>(w);
-    }
-    return true;
-}
-
-}  // namespace
 
 void RecordWriter::acceptSealed(Chunk* const* chunks, size_t n) {
     for (size_t i = 0; i < n; ++i) {
@@ -256,7 +238,8 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
 bool RecordWriter::writeBlocks(const unsigned char* p, size_t n) {
     std::string error;
     if (m_s.fd < 0 && !openFragment(error)) return fail(m_s.path, error);
-    if (!writeAll(m_s.fd, p, n, error)) {
+    if (const int err = atp::appendAll(m_s.fd, m_s.fileBytes, p, n)) {
+        error = std::strerror(err);
         // Cut back to whole blocks, and write the next block there, not after a hole.
         if (ftruncate(m_s.fd, static_cast<off_t>(m_s.fileBytes)) != 0 ||
             lseek(m_s.fd, static_cast<off_t>(m_s.fileBytes), SEEK_SET) < 0) {
@@ -284,7 +267,8 @@ bool RecordWriter::openFragment(std::string& error) {
     std::memcpy(h.magic, kFragmentMagic, sizeof h.magic);
     h.pid = m_s.pid;
     h.index = m_s.index;
-    if (!writeAll(m_s.fd, reinterpret_cast<const unsigned char*>(&h), sizeof h, error)) {
+    if (const int err = atp::appendAll(m_s.fd, 0, &h, sizeof h)) {
+        error = std::strerror(err);
         close(m_s.fd);
         m_s.fd = -1;
         unlink(m_s.path.c_str());
