@@ -6,8 +6,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "atp/format/safe_files.h"
-
 namespace perfmarker::exporter {
 namespace {
 
@@ -125,8 +123,7 @@ bool OutputFile::open(const std::string& path) {
         m_output.discard();
         return false;
     }
-    m_written = 0;
-    m_buffer.reserve(kBufferBytes);
+    m_writes = atp::BatchedWrites(m_fd);
     return true;
 }
 
@@ -144,34 +141,20 @@ bool OutputFile::commit(std::string& error) {
 void OutputFile::discard() {
     if (m_fd >= 0) ::close(m_fd);
     m_fd = -1;
-    m_buffer.clear();
+    m_writes = {};
     m_output.discard();
 }
 
 void OutputFile::write(std::string_view data) {
     if (m_fd < 0 || failed() || data.empty()) return;
-    if (m_buffer.size() + data.size() > kBufferBytes) {
-        flush();
-        if (data.size() >= kBufferBytes) return append(data.data(), data.size());
-    }
-    m_buffer.append(data);
-}
-
-void OutputFile::flush() {
-    append(m_buffer.data(), m_buffer.size());
-    m_buffer.clear();
-}
-
-void OutputFile::append(const char* data, size_t size) {
-    if (failed()) return;
-    if (const int err = atp::appendAll(m_fd, m_written, data, size))
-        return fail("cannot write", err);
-    m_written += size;
+    if (const int err = m_writes.write(data)) fail("cannot write", err);
 }
 
 bool OutputFile::close() {
     if (m_fd < 0) return !failed();
-    flush();
+    if (!failed()) {
+        if (const int err = m_writes.flush()) fail("cannot write", err);
+    }
     if (::close(m_fd) != 0 && !failed()) fail("cannot close", errno);
     m_fd = -1;
     return !failed();

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "atp/format/safe_files.h"
 #include "atp/read/staged_output.h"
 #include "atp/read/trace_parser.h"
 
@@ -93,14 +94,9 @@ public:
     const std::string& path() const { return m_path; }
 
 private:
-    static constexpr size_t kBufferBytes = size_t{1} << 20;
-
-    void flush();
-    void append(const char* data, size_t size);
     void fail(const char* what, int err);
     int m_fd = -1;
-    uint64_t m_written = 0;  // bytes in the file (before the buffer's)
-    std::string m_buffer;    // written in batches of kBufferBytes (atp::appendAll)
+    atp::BatchedWrites m_writes;
     atp::StagedOutput m_output;
     std::string m_path;
     std::string m_error;

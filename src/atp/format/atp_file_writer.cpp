@@ -10,11 +10,6 @@
 #include "atp/format/safe_files.h"
 
 namespace perfmarker::atp {
-namespace {
-
-constexpr size_t kBufferBytes = size_t{1} << 20;
-
-}  // namespace
 
 AtpFileWriter::~AtpFileWriter() { abandon(); }
 
@@ -23,37 +18,21 @@ bool AtpFileWriter::open(const std::string& path) {
     m_path = path;
     m_error.clear();
     m_committed = false;
-    m_written = 0;
-    m_buffer.clear();
     m_fd = createTempNextTo(path, 0666, m_tempPath);
     if (m_fd < 0) return fail("create", m_tempPath, errno);
-    m_buffer.reserve(kBufferBytes);
+    m_writes = BatchedWrites(m_fd);
     return true;
 }
 
 bool AtpFileWriter::write(std::string_view text) {
     if (m_fd < 0 || failed()) return false;
-    if (m_buffer.size() + text.size() > kBufferBytes && !flushBuffer()) return false;
-    if (text.size() >= kBufferBytes) {
-        m_buffer.assign(text);  // one oversize piece: written through the same loop
-        return flushBuffer();
-    }
-    m_buffer.append(text);
-    return true;
-}
-
-bool AtpFileWriter::flushBuffer() {
-    if (const int err = appendAll(m_fd, m_written, m_buffer.data(), m_buffer.size())) {
-        return fail("write", m_tempPath, err);
-    }
-    m_written += m_buffer.size();
-    m_buffer.clear();
+    if (const int err = m_writes.write(text)) return fail("write", m_tempPath, err);
     return true;
 }
 
 bool AtpFileWriter::commit() {
     if (m_fd < 0 || failed()) return false;
-    if (!flushBuffer()) return false;
+    if (const int err = m_writes.flush()) return fail("write", m_tempPath, err);
     // Durable before the caller deletes the inputs it was made from.
     if (fsync(m_fd) != 0 && errno != EINVAL && errno != EROFS) {
         return fail("sync", m_tempPath, errno);
@@ -81,7 +60,7 @@ void AtpFileWriter::abandon() {
     }
     if (!m_committed && !m_tempPath.empty()) unlink(m_tempPath.c_str());
     m_tempPath.clear();
-    m_buffer.clear();
+    m_writes = {};
 }
 
 bool AtpFileWriter::fail(const std::string& action, const std::string& path, int err) {

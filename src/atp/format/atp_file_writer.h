@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "atp/format/safe_files.h"
+
 namespace perfmarker::atp {
 
 // Writes a file under a new temporary name in its directory ("<path>.tmp.<random>", created as
@@ -30,18 +32,16 @@ public:
     bool failed() const { return !m_error.empty(); }
     const std::string& error() const { return m_error; }
     const std::string& path() const { return m_path; }
-    uint64_t bytesWritten() const { return m_written + m_buffer.size(); }
+    uint64_t bytesWritten() const { return m_writes.size(); }
 
 private:
-    bool flushBuffer();
     bool fail(const std::string& action, const std::string& path, int err);
 
     int m_fd = -1;
     bool m_committed = false;
-    uint64_t m_written = 0;
     std::string m_path;
     std::string m_tempPath;
-    std::string m_buffer;
+    BatchedWrites m_writes;
     std::string m_error;
 };
 

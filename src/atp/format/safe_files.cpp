@@ -20,6 +20,7 @@ constexpr int kTempNameTries = 100;
 // Writes this large or larger reserve their blocks first; smaller ones would pay two system
 // calls more for little.
 constexpr size_t kReserveFrom = size_t{64} << 10;
+constexpr size_t kBatchBytes = size_t{1} << 20;
 
 // Only where the gain was measured: on tmpfs reserving changes nothing, and on a network
 // filesystem it could cost a round trip.
@@ -94,6 +95,27 @@ int appendAll(int fd, uint64_t offset, const void* data, size_t n) {
         p += w;
         n -= static_cast<size_t>(w);
     }
+    return 0;
+}
+
+int BatchedWrites::write(std::string_view text) {
+    if (m_buffer.size() + text.size() > kBatchBytes) {
+        if (const int err = flush()) return err;
+        if (text.size() >= kBatchBytes) {
+            if (const int err = appendAll(m_fd, m_written, text.data(), text.size())) return err;
+            m_written += text.size();
+            return 0;
+        }
+    }
+    if (m_buffer.capacity() < kBatchBytes) m_buffer.reserve(kBatchBytes);
+    m_buffer.append(text);
+    return 0;
+}
+
+int BatchedWrites::flush() {
+    if (const int err = appendAll(m_fd, m_written, m_buffer.data(), m_buffer.size())) return err;
+    m_written += m_buffer.size();
+    m_buffer.clear();
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace perfmarker::atp {
 
@@ -31,5 +32,26 @@ int openOwnFile(const std::string& path);
 // (docs/performance.md, "Writing the output"). 0, or the errno of the failure (ENOSPC for a write
 // that wrote nothing); the file may then hold part of the bytes, and reserved zeros after them.
 int appendAll(int fd, uint64_t offset, const void* data, size_t n);
+
+// Buffers what is written to a new file and writes it through appendAll in batches of 1 MiB (a
+// piece that large or larger goes straight through). The owner keeps the descriptor, closes it,
+// and keeps the first error: after one, the file holds an unknown part of what was written.
+class BatchedWrites {
+public:
+    BatchedWrites() = default;
+    explicit BatchedWrites(int fd) : m_fd(fd) {}
+
+    // 0, or the errno of the write that failed.
+    int write(std::string_view text);
+    // Writes what is buffered: 0, or the errno.
+    int flush();
+    // The bytes written so far, buffered ones included.
+    uint64_t size() const { return m_written + m_buffer.size(); }
+
+private:
+    int m_fd = -1;
+    uint64_t m_written = 0;  // in the file
+    std::string m_buffer;
+};
 
 }  // namespace perfmarker::atp

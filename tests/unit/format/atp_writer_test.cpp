@@ -275,6 +275,44 @@ TEST(AppendAll, LeavesExactlyTheBytesWritten) {
     EXPECT_TRUE(written == expected);
 }
 
+// Pieces below, at and above the batch size, in an order that fills, overflows and bypasses the
+// buffer: the file holds them all in order once flushed, and size() counted every byte.
+TEST(BatchedWrites, WritesEveryPieceInOrder) {
+    TempDir dir;
+    const int fd = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(fd, 0);
+    BatchedWrites writes(fd);
+    std::string expected;
+    char letter = 'a';
+    for (const size_t size : {size_t{10}, (size_t{1} << 20) - 5, size_t{7}, size_t{1} << 20,
+                              size_t{3} << 20, size_t{1}, size_t{0}, (size_t{1} << 20) + 1}) {
+        const std::string piece(size, letter++);
+        ASSERT_EQ(writes.write(piece), 0);
+        expected += piece;
+        EXPECT_EQ(writes.size(), expected.size());
+    }
+    ASSERT_EQ(writes.flush(), 0);
+    ASSERT_EQ(close(fd), 0);
+    std::ifstream in(dir.file("out"), std::ios::binary);
+    const std::string written{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    EXPECT_EQ(written.size(), expected.size());
+    EXPECT_TRUE(written == expected);
+}
+
+TEST(BatchedWrites, ReturnsTheErrnoOfTheFailedWrite) {
+    TempDir dir;
+    const int created = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(created, 0);
+    close(created);
+    const int readOnly = open(dir.file("out").c_str(), O_RDONLY);
+    ASSERT_GE(readOnly, 0);
+    BatchedWrites writes(readOnly);
+    EXPECT_EQ(writes.write("buffered"), 0);  // nothing written yet
+    EXPECT_EQ(writes.flush(), EBADF);
+    EXPECT_EQ(writes.write(std::string(size_t{2} << 20, 'x')), EBADF);  // flushes first
+    close(readOnly);
+}
+
 TEST(AppendAll, ReturnsTheErrnoOfTheFailedWrite) {
     TempDir dir;
     const int created = createNewFile(dir.file("out"), 0600);
