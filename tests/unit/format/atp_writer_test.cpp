@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "atp/format/atp_file_writer.h"
@@ -253,6 +251,14 @@ TEST(AtpFileWriter, FailedWriteIsReportedNotDropped) {
     EXPECT_TRUE(fs::is_empty(dir.path()));
 }
 
+// Creates `path` empty and opens it for reading only: writes to it fail with EBADF.
+int emptyReadOnlyFile(const std::string& path) {
+    const int created = createNewFile(path, 0600);
+    if (created < 0) return -1;
+    close(created);
+    return open(path.c_str(), O_RDONLY);
+}
+
 // Large writes reserve their blocks first (on ext4, where the temporary directory usually is):
 // the file still holds exactly the bytes written, in order, and nothing after them.
 TEST(AppendAll, LeavesExactlyTheBytesWritten) {
@@ -269,8 +275,7 @@ TEST(AppendAll, LeavesExactlyTheBytesWritten) {
         expected += piece;
     }
     ASSERT_EQ(close(fd), 0);
-    std::ifstream in(dir.file("out"), std::ios::binary);
-    const std::string written{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::string written = readFile(dir.file("out"));
     EXPECT_EQ(written.size(), expected.size());
     EXPECT_TRUE(written == expected);
 }
@@ -293,18 +298,14 @@ TEST(BatchedWrites, WritesEveryPieceInOrder) {
     }
     ASSERT_EQ(writes.flush(), 0);
     ASSERT_EQ(close(fd), 0);
-    std::ifstream in(dir.file("out"), std::ios::binary);
-    const std::string written{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::string written = readFile(dir.file("out"));
     EXPECT_EQ(written.size(), expected.size());
     EXPECT_TRUE(written == expected);
 }
 
 TEST(BatchedWrites, ReturnsTheErrnoOfTheFailedWrite) {
     TempDir dir;
-    const int created = createNewFile(dir.file("out"), 0600);
-    ASSERT_GE(created, 0);
-    close(created);
-    const int readOnly = open(dir.file("out").c_str(), O_RDONLY);
+    const int readOnly = emptyReadOnlyFile(dir.file("out"));
     ASSERT_GE(readOnly, 0);
     BatchedWrites writes(readOnly);
     EXPECT_EQ(writes.write("buffered"), 0);  // nothing written yet
@@ -315,10 +316,7 @@ TEST(BatchedWrites, ReturnsTheErrnoOfTheFailedWrite) {
 
 TEST(AppendAll, ReturnsTheErrnoOfTheFailedWrite) {
     TempDir dir;
-    const int created = createNewFile(dir.file("out"), 0600);
-    ASSERT_GE(created, 0);
-    close(created);
-    const int readOnly = open(dir.file("out").c_str(), O_RDONLY);
+    const int readOnly = emptyReadOnlyFile(dir.file("out"));
     ASSERT_GE(readOnly, 0);
     const std::string big(size_t{1} << 20, 'x');
     EXPECT_EQ(appendAll(readOnly, 0, big.data(), 10), EBADF);
