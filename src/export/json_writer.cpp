@@ -104,12 +104,7 @@ void appendJsonString(std::string& out, std::string_view text) {
     out.push_back('"');
 }
 
-void appendUnsigned(std::string& out, uint64_t value) {
-    char digits[atp::kMaxDecimalDigits];
-    char* const end = digits + sizeof digits;
-    const char* const first = atp::formatDecimalBackward(end, value);
-    out.append(first, static_cast<size_t>(end - first));
-}
+void appendUnsigned(std::string& out, uint64_t value) { atp::appendDecimal(out, value); }
 
 void appendMicroseconds(std::string& out, uint64_t nanoseconds) {
     appendUnsigned(out, nanoseconds / 1000);

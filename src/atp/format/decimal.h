@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace perfmarker::atp {
 
@@ -14,6 +15,14 @@ char* formatDecimalBackward(char* end, uint64_t value);
 
 // The number of decimal digits of `value` (1 for 0).
 size_t decimalLength(uint64_t value);
+
+// Appends `value` in decimal.
+inline void appendDecimal(std::string& out, uint64_t value) {
+    char buffer[kMaxDecimalDigits];
+    char* const end = buffer + sizeof buffer;
+    const char* const first = formatDecimalBackward(end, value);
+    out.append(first, static_cast<size_t>(end - first));
+}
 
 // Writes numbers left-aligned into space-padded fields, keeping the digits above the last eight
 // of the number before: a thread's timestamps in ns share them for 0.1 s, and then only the

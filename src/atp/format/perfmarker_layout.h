@@ -52,11 +52,4 @@ inline constexpr CharClasses kCharClasses;
 
 inline bool needsEscape(unsigned char c) { return kCharClasses.flags[c] & CharClasses::kEscape; }
 
-inline void appendUint(std::string& out, uint64_t value) {
-    char buffer[kMaxDecimalDigits];
-    char* const end = buffer + sizeof buffer;
-    const char* const first = formatDecimalBackward(end, value);
-    out.append(first, static_cast<size_t>(end - first));
-}
-
 }  // namespace perfmarker::atp::section_layout

@@ -154,7 +154,7 @@ std::string expectedNumber(std::string_view what, std::string_view token, Number
 
 std::string lineMessage(uint64_t lineNumber, std::string_view what) {
     std::string message = "line ";
-    appendUint(message, lineNumber);
+    appendDecimal(message, lineNumber);
     message.append(": ").append(what);
     return message;
 }
@@ -278,7 +278,7 @@ private:
 std::string fileMessage(std::string_view name, uint64_t lineNumber, std::string_view what) {
     std::string message(name);
     message.push_back(':');
-    appendUint(message, lineNumber);
+    appendDecimal(message, lineNumber);
     message.append(": ").append(what);
     return message;
 }
@@ -350,14 +350,14 @@ bool PerfmarkerSectionParser::finish(uint64_t lineNumber, std::string& error) {
     m_state = State::ExpectTid;
     if (state == State::ExpectTid) return true;
     std::string what = "thread ";
-    appendUint(what, m_tid);
+    appendDecimal(what, m_tid);
     if (state == State::ExpectCount) {
         what.append(" has no marker line count before the end of the section");
     } else {
         what.append(" declares ");
-        appendUint(what, m_count);
+        appendDecimal(what, m_count);
         what.append(" marker lines but the section ends after ");
-        appendUint(what, m_count - m_remaining);
+        appendDecimal(what, m_count - m_remaining);
     }
     error = lineMessage(lineNumber, what);
     return false;
@@ -383,7 +383,7 @@ bool PerfmarkerSectionParser::feedCount(std::string_view text, uint64_t lineNumb
     const NumberStatus status = parseDecimal(text, m_count);
     if (status != NumberStatus::Ok) {
         std::string what = "the marker line count of thread ";
-        appendUint(what, m_tid);
+        appendDecimal(what, m_tid);
         what.append(" (decimal)");
         error = lineMessage(lineNumber, expectedNumber(what, text, status));
         return false;
@@ -416,7 +416,7 @@ void PerfmarkerSectionParser::trackBalance(uint64_t lineNumber) {
         --m_depth;
     } else {
         std::string message = "unbalanced perf markers in thread ";
-        appendUint(message, m_tid);
+        appendDecimal(message, m_tid);
         message.append(": an end marker without a matching begin");
         m_listener.onWarning(lineNumber, message);
     }
@@ -426,9 +426,9 @@ void PerfmarkerSectionParser::closeBlock(uint64_t lineNumber) {
     m_state = State::ExpectTid;
     if (m_depth == 0) return;
     std::string message = "unbalanced perf markers in thread ";
-    appendUint(message, m_tid);
+    appendDecimal(message, m_tid);
     message.append(": ");
-    appendUint(message, m_depth);
+    appendDecimal(message, m_depth);
     message.append(" begin marker(s) not ended by the end of the thread block");
     m_listener.onWarning(lineNumber, message);
 }

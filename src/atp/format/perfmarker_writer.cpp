@@ -112,7 +112,7 @@ void appendEscapedByte(std::string& out, unsigned char c) {
         out.append("&amp;");
     } else {
         out.append("&#");
-        appendUint(out, c);
+        appendDecimal(out, c);
         out.push_back(';');
     }
 }
@@ -154,7 +154,7 @@ void appendBeginLine(std::string& out, uint64_t timestampNs, std::string_view na
         appendTimestampField(out, timestampNs);
     } else {
         out.append(kSeparator);
-        appendUint(out, timestampNs);
+        appendDecimal(out, timestampNs);
     }
     out.append(kSeparator);
     appendGroupAndUser(out, group, userString);
@@ -219,9 +219,9 @@ char* putCommonMarkerLine(char* out, DecimalFieldWriter& timestamps, MarkerKind 
 }
 
 void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount) {
-    appendUint(out, tid);
+    appendDecimal(out, tid);
     out.push_back('\n');
-    appendUint(out, lineCount);
+    appendDecimal(out, lineCount);
     out.push_back('\n');
 }
 

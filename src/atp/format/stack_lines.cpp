@@ -13,13 +13,6 @@ void appendField(std::string& out, std::string_view raw) {
     if (!raw.empty()) appendEscapedToken(out, raw);
 }
 
-void appendDecimal(std::string& out, uint64_t value) {
-    char buffer[kMaxDecimalDigits];
-    char* const end = buffer + sizeof buffer;
-    const char* const first = formatDecimalBackward(end, value);
-    out.append(first, static_cast<size_t>(end - first));
-}
-
 void appendHex(std::string& out, uint64_t value) {
     static constexpr char kDigits[] = "0123456789abcdef";
     char buffer[16];
