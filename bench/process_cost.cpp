@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "CLPerfMarker.h"
+#include "process_clocks.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -39,19 +40,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-double nowNs(clockid_t clock) {
-    timespec t{};
-    clock_gettime(clock, &t);
-    return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
-
-double processCpuNs() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return (static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e9) +
-           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e3;
-}
+using perfmarker::bench::nowNs;
+using perfmarker::bench::processCpuNs;
 
 // Bytes passed to write(2) and friends by this process so far ("wchar" in /proc/self/io).
 double bytesWritten() {

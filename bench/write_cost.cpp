@@ -4,8 +4,6 @@
 // round a new file. Reports process CPU (user + system) and wall per MiB.
 //
 //   bench/write_cost [--mb N] [--rounds R] [--dir D]     (defaults: 400 MB, 3 rounds, /tmp)
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,21 +14,9 @@
 #include <vector>
 
 #include "atp/format/safe_files.h"
+#include "process_clocks.h"
 
 namespace {
-
-double cpuNs() {
-    rusage u{};
-    getrusage(RUSAGE_SELF, &u);
-    return (static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e9) +
-           static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e3;
-}
-
-double wallNs() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
 
 int plainWrite(int fd, const char* p, size_t n) {
     while (n > 0) {
@@ -53,16 +39,16 @@ bool writeOnce(const std::string& dir, size_t mb, bool reserved, double& cpu, do
         std::fprintf(stderr, "write_cost: cannot create %s: %s\n", path.c_str(), strerror(errno));
         return false;
     }
-    const double cpu0 = cpuNs();
-    const double wall0 = wallNs();
+    const double cpu0 = perfmarker::bench::processCpuNs();
+    const double wall0 = perfmarker::bench::nowNs(CLOCK_MONOTONIC);
     int err = 0;
     for (size_t i = 0; i < mb && err == 0; ++i) {
         err = reserved ? perfmarker::atp::appendAll(fd, i * kBatch, batch.data(), kBatch)
                        : plainWrite(fd, batch.data(), kBatch);
     }
     if (close(fd) != 0 && err == 0) err = errno;
-    cpu = cpuNs() - cpu0;
-    wall = wallNs() - wall0;
+    cpu = perfmarker::bench::processCpuNs() - cpu0;
+    wall = perfmarker::bench::nowNs(CLOCK_MONOTONIC) - wall0;
     unlink(path.c_str());
     if (err != 0)
         std::fprintf(stderr, "write_cost: cannot write %s: %s\n", path.c_str(), strerror(err));
