@@ -150,21 +150,13 @@ std::vector<FragmentStream> FragmentReader::streams(bool* cut) const {
     return out;
 }
 
-void FragmentReader::read(const FragmentStream& stream,
-                          const std::function<void(const RecordView&)>& visit,
-                          bool* truncated) const {
-    if (truncated != nullptr) *truncated = stream.cut;
-    for (const FragmentStream::Extent& e : stream.extents) {
-        const auto bytes = static_cast<size_t>(e.bytes);
-        if (m_buffer.size() < bytes) m_buffer.resize(bytes);
-        // A block cut short (the last of a crashed process) gives the records that are whole.
-        if (!readAt(m_fd, m_buffer.data(), bytes, e.offset) ||
-            m_unpacker.unpack(m_buffer.data(), bytes, visit) != e.records) {
-            if (truncated != nullptr) *truncated = true;
-            break;
-        }
-    }
-    // A large block (an oversize record) does not keep its buffer.
+const unsigned char* FragmentReader::load(const FragmentStream::Extent& extent) const {
+    const auto bytes = static_cast<size_t>(extent.bytes);
+    if (m_buffer.size() < std::max<size_t>(bytes, 1)) m_buffer.resize(std::max<size_t>(bytes, 1));
+    return readAt(m_fd, m_buffer.data(), bytes, extent.offset) ? m_buffer.data() : nullptr;
+}
+
+void FragmentReader::trimBuffer() const {
     constexpr size_t kKeptBuffer = size_t{4} << 20;
     if (m_buffer.size() > kKeptBuffer) std::vector<unsigned char>().swap(m_buffer);
 }

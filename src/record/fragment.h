@@ -62,8 +62,9 @@ public:
     // Calls `visit` for every whole record of `stream`. A record cut short or damaged, or a
     // block holding fewer records than its header says, ends the stream: `truncated` is set
     // and the records before it have been delivered.
-    void read(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
-              bool* truncated = nullptr) const;
+    // A template, so that unpacking and the caller's visit are one loop (finalize's text).
+    template <typename Visit>
+    void read(const FragmentStream& stream, Visit&& visit, bool* truncated = nullptr) const;
 
     // Calls `visit` for every whole record of the file in file order, all threads' blocks.
     void readAll(const std::function<void(const RecordView&)>& visit,
@@ -77,6 +78,10 @@ private:
     // when the file ends inside a block or block header.
     template <typename Block>
     bool walkBlocks(Block&& block) const;
+    // The extent's bytes, read into the reader's buffer; nullptr when they cannot be read.
+    const unsigned char* load(const FragmentStream::Extent& extent) const;
+    // Gives back the buffer when a large block (an oversize record) made it large.
+    void trimBuffer() const;
 
     std::string m_path;
     int m_fd = -1;
@@ -85,6 +90,21 @@ private:
     mutable std::vector<unsigned char> m_buffer;
     mutable BlockUnpacker m_unpacker;
 };
+
+template <typename Visit>
+void FragmentReader::read(const FragmentStream& stream, Visit&& visit, bool* truncated) const {
+    if (truncated != nullptr) *truncated = stream.cut;
+    for (const FragmentStream::Extent& e : stream.extents) {
+        // A block cut short (the last of a crashed process) gives the records that are whole.
+        const unsigned char* bytes = load(e);
+        if (bytes == nullptr ||
+            m_unpacker.unpack(bytes, static_cast<size_t>(e.bytes), visit) != e.records) {
+            if (truncated != nullptr) *truncated = true;
+            break;
+        }
+    }
+    trimBuffer();
+}
 
 // Every thread of the fragment file `path`, as FragmentReader::streams(). False with `error`
 // when the file cannot be read or is not a fragment.

@@ -6,24 +6,14 @@
 namespace perfmarker::record {
 namespace {
 
-// Layout of a packed record (docs/format.md#fragments):
-//   tag      1 byte: the kind in bits 0-4, bit 5/6/7 set when str0/str1/str2 is not empty
-//   time     varint of the zigzagged difference from the previous record's time (0 first)
-//   strings  for each one present: varint v; v odd: the block's string number v >> 1;
-//            v even: v >> 1 bytes follow, and they are the block's next string number (except
-//            the binary payload, str0 of kinds 16 and up, which is never numbered; for it, v odd
-//            says: v >> 1 words of 8 bytes, as the block's previous payload of the same kind,
-//            except those set in the bit mask that follows (one bit per word, (words + 7) / 8
-//            bytes), whose new values follow in order)
-constexpr unsigned kKindBits = 0x1f;
-constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
+using namespace packed;
 
+// The layout of a packed record is in packed_block.h (namespace packed).
 constexpr size_t kSlots = 1024;                // power of two
 constexpr uint32_t kMaxInterned = kSlots / 2;  // the table stays at most half full
 constexpr size_t kMaxInternedBytes = 1024;     // longer strings are written as they are
 constexpr int kMaxProbes = 8;
 constexpr size_t kMaxDeltaWords = 64;  // payloads up to 512 bytes are compared
-constexpr uint32_t kFirstAgentKind = 16;
 
 // Set bits of `x` (the build's baseline processor has no popcnt instruction).
 constexpr size_t countBits(uint64_t x) {
@@ -63,7 +53,7 @@ size_t slotOf(uint64_t fingerprint) {
 static_assert(kSlots == 1024, "slotOf() gives 10 bits");
 
 // Equal bytes, for two strings of length n; short ones without a call.
-bool sameBytes(const char* a, const char* b, size_t n) {
+inline __attribute__((always_inline)) bool sameBytes(const char* a, const char* b, size_t n) {
     if (n > 16) return std::memcmp(a, b, n) == 0;
     if (n >= 8) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
     if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
@@ -87,38 +77,6 @@ uint64_t zigzag(uint64_t delta) {
     return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
 }
 
-uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); }
-
-// Reads a varint at p[pos, n): 1 when whole, 0 when cut short, -1 when longer than 10 bytes.
-inline __attribute__((always_inline)) int getVarint(const unsigned char* p, size_t n, size_t& pos,
-                                                    uint64_t& out) {
-    if (pos < n && p[pos] < 0x80) {  // most times and string numbers
-        out = p[pos++];
-        return 1;
-    }
-    uint64_t v = 0;
-    for (unsigned shift = 0; shift < 70; shift += 7) {
-        if (pos >= n) return 0;
-        const unsigned char b = p[pos++];
-        v |= uint64_t{b & 0x7fu} << shift;
-        if ((b & 0x80) == 0) {
-            out = v;
-            return 1;
-        }
-    }
-    return -1;
-}
-
-// The `size` bytes at p[pos, n) as a string of the block: 1 when whole, 0 when cut short, -1
-// when empty (an empty string or payload is written as none).
-int takeBytes(const unsigned char* p, size_t n, size_t& pos, uint64_t size, std::string_view& out) {
-    if (size == 0) return -1;
-    if (size > n - pos) return 0;
-    out = {reinterpret_cast<const char*>(p + pos), static_cast<size_t>(size)};
-    pos += size;
-    return 1;
-}
-
 }  // namespace
 
 BlockPacker::BlockPacker() : m_slots(kSlots, Slot{nullptr, 0, 0, 0, 0}) {}
@@ -133,6 +91,7 @@ void BlockPacker::begin(size_t headroom) {
     m_records = 0;
     m_strings = 0;
     m_interned = 0;
+    m_recent = {};
     if (++m_generation == 0) {  // after 2^32 blocks: forget every slot for real
         for (Slot& s : m_slots) s.generation = 0;
         m_payloads.fill(Payload{nullptr, 0, 0});
@@ -140,7 +99,7 @@ void BlockPacker::begin(size_t headroom) {
     }
 }
 
-unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s) {
+unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, Recent& recent) {
     if (s.size() <= kMaxInternedBytes) {
         const uint64_t print = fingerprint(s.data(), s.size());
         size_t i = slotOf(print);
@@ -155,9 +114,11 @@ unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s) {
             }
             if (slot.print == print && slot.size == s.size() &&
                 sameBytes(slot.data, s.data(), s.size())) {
+                recent = Recent{s.data(), static_cast<uint32_t>(s.size()), slot.id};
                 return putVarint(p, (uint64_t{slot.id} << 1) | 1);
             }
         }
+        recent = Recent{s.data(), static_cast<uint32_t>(s.size()), m_strings};
     }
     p = putVarint(p, uint64_t{s.size()} << 1);
     std::memcpy(p, s.data(), s.size());
@@ -205,40 +166,28 @@ void BlockPacker::add(const RecordView& r) {
     unsigned tag = kind & kKindBits;
     // The views one at a time, by reference: copying them as a pair of words each stalls on
     // the caller's stores that have just written them.
+    // A string that repeats its place's last one is a reference without a call.
+    const auto string = [this, &p](std::string_view s, Recent& recent) {
+        if (s.size() == recent.size && sameBytes(recent.data, s.data(), s.size())) {
+            return putVarint(p, (uint64_t{recent.id} << 1) | 1);
+        }
+        return putString(p, s, recent);
+    };
     if (!r.str0.empty()) {
         tag |= kStringBit[0];
-        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : putString(p, r.str0);
+        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : string(r.str0, m_recent[0]);
     }
     if (!r.str1.empty()) {
         tag |= kStringBit[1];
-        p = putString(p, r.str1);
+        p = string(r.str1, m_recent[1]);
     }
     if (!r.str2.empty()) {
         tag |= kStringBit[2];
-        p = putString(p, r.str2);
+        p = string(r.str2, m_recent[2]);
     }
     *start = static_cast<unsigned char>(tag);
     m_used += static_cast<size_t>(p - start);
     ++m_records;
-}
-
-int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {
-    uint64_t v = 0;
-    int r = getVarint(p, n, pos, v);
-    if (r <= 0) return r;
-    if (v & 1) {
-        if ((v >> 1) >= m_strings.size()) return -1;
-        out = m_strings[v >> 1];
-        return 1;
-    }
-    // Through a local: reading back `out` just stored would stall on the stores.
-    std::string_view literal;
-    r = takeBytes(p, n, pos, v >> 1, literal);
-    if (r > 0) {
-        m_strings.emplace_back(literal.data(), literal.size());  // not a reference to `literal`
-        out = literal;
-    }
-    return r;
 }
 
 int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
@@ -283,29 +232,6 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     const std::string_view view(base, last.words.size());
     last.view = view;
     out = view;
-    return 1;
-}
-
-int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordView& out) {
-    const unsigned tag = p[pos++];
-    const uint32_t kind = tag & kKindBits;
-    if (!isKnownRecordKind(kind)) return -1;
-    uint64_t delta = 0;
-    int r = getVarint(p, n, pos, delta);
-    if (r <= 0) return r;
-    m_lastTime += unzigzag(delta);
-    out.time = m_lastTime;
-    out.kind = static_cast<RecordKind>(kind);
-    out.str0 = {};
-    out.str1 = {};
-    out.str2 = {};
-    if (tag & kStringBit[0]) {
-        r = kind >= kFirstAgentKind ? payload(p, n, pos, kind, out.str0)
-                                    : string(p, n, pos, out.str0);
-        if (r <= 0) return r;
-    }
-    if ((tag & kStringBit[1]) && (r = string(p, n, pos, out.str1)) <= 0) return r;
-    if ((tag & kStringBit[2]) && (r = string(p, n, pos, out.str2)) <= 0) return r;
     return 1;
 }
 

@@ -15,6 +15,55 @@
 
 namespace perfmarker::record {
 
+// Layout of a packed record (docs/format.md#fragments):
+//   tag      1 byte: the kind in bits 0-4, bit 5/6/7 set when str0/str1/str2 is not empty
+//   time     varint of the zigzagged difference from the previous record's time (0 first)
+//   strings  for each one present: varint v; v odd: the block's string number v >> 1;
+//            v even: v >> 1 bytes follow, and they are the block's next string number (except
+//            the binary payload, str0 of kinds 16 and up, which is never numbered; for it, v odd
+//            says: v >> 1 words of 8 bytes, as the block's previous payload of the same kind,
+//            except those set in the bit mask that follows (one bit per word, (words + 7) / 8
+//            bytes), whose new values follow in order)
+// The decoding is here, inline, so that unpacking a block is one loop in its caller.
+namespace packed {
+inline constexpr unsigned kKindBits = 0x1f;
+inline constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
+inline constexpr uint32_t kFirstAgentKind = 16;
+
+inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); }
+
+// Reads a varint at p[pos, n): 1 when whole, 0 when cut short, -1 when longer than 10 bytes.
+inline __attribute__((always_inline)) int getVarint(const unsigned char* p, size_t n, size_t& pos,
+                                                    uint64_t& out) {
+    if (pos < n && p[pos] < 0x80) {  // most times and string numbers
+        out = p[pos++];
+        return 1;
+    }
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (pos >= n) return 0;
+        const unsigned char b = p[pos++];
+        v |= uint64_t{b & 0x7fu} << shift;
+        if ((b & 0x80) == 0) {
+            out = v;
+            return 1;
+        }
+    }
+    return -1;
+}
+
+// The `size` bytes at p[pos, n) as a string of the block: 1 when whole, 0 when cut short, -1
+// when empty (an empty string or payload is written as none).
+inline int takeBytes(const unsigned char* p, size_t n, size_t& pos, uint64_t size,
+                     std::string_view& out) {
+    if (size == 0) return -1;
+    if (size > n - pos) return 0;
+    out = {reinterpret_cast<const char*>(p + pos), static_cast<size_t>(size)};
+    pos += size;
+    return 1;
+}
+}  // namespace packed
+
 // Builds one block at a time in its own buffer. The strings of the records added must stay
 // where they are until the block is finished (they are the chunk's bytes the writer is packing).
 class BlockPacker {
@@ -35,8 +84,15 @@ public:
     uint32_t records() const { return m_records; }
 
 private:
+    // The string last written in one of a record's three places (a marker's name, its group),
+    // with its number in the block: a record that repeats it skips the table.
+    struct Recent {
+        const char* data = nullptr;
+        uint32_t size = 0;  // 0: none
+        uint32_t id = 0;
+    };
     // A string (not a payload) is looked up among the block's and numbered when new.
-    unsigned char* putString(unsigned char* p, std::string_view s);
+    unsigned char* putString(unsigned char* p, std::string_view s, Recent& recent);
     // An agent record's payload: the 8-byte words that differ from the block's previous payload
     // of the same kind, when that is shorter, else the bytes.
     unsigned char* putPayload(unsigned char* p, uint32_t kind, std::string_view s);
@@ -48,7 +104,8 @@ private:
         uint32_t id;
         uint32_t generation;
     };
-    std::vector<Slot> m_slots;  // open addressing; a slot of another generation is free
+    std::vector<Slot> m_slots;         // open addressing; a slot of another generation is free
+    std::array<Recent, 3> m_recent{};  // per place; cleared by begin()
     struct Payload {
         const char* data;
         uint32_t size;
@@ -78,8 +135,10 @@ public:
 private:
     // Decode the record (the string) at p[pos, n): 1 when whole, 0 when cut short, -1 when
     // invalid.
-    int next(const unsigned char* p, size_t n, size_t& pos, RecordView& out);
-    int string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out);
+    inline __attribute__((always_inline)) int next(const unsigned char* p, size_t n, size_t& pos,
+                                                   RecordView& out);
+    inline __attribute__((always_inline)) int string(const unsigned char* p, size_t n, size_t& pos,
+                                                     std::string_view& out);
     int payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
                 std::string_view& out);
 
@@ -94,6 +153,49 @@ private:
     std::array<Payload, 16> m_payloads;
     uint64_t m_lastTime = 0;
 };
+
+int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {
+    uint64_t v = 0;
+    int r = packed::getVarint(p, n, pos, v);
+    if (r <= 0) return r;
+    if (v & 1) {
+        if ((v >> 1) >= m_strings.size()) return -1;
+        out = m_strings[v >> 1];
+        return 1;
+    }
+    // Through a local: reading back `out` just stored would stall on the stores.
+    std::string_view literal;
+    r = packed::takeBytes(p, n, pos, v >> 1, literal);
+    if (r > 0) {
+        m_strings.emplace_back(literal.data(), literal.size());  // not a reference to `literal`
+        out = literal;
+    }
+    return r;
+}
+
+int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordView& out) {
+    using namespace packed;
+    const unsigned tag = p[pos++];
+    const uint32_t kind = tag & kKindBits;
+    if (!isKnownRecordKind(kind)) return -1;
+    uint64_t delta = 0;
+    int r = getVarint(p, n, pos, delta);
+    if (r <= 0) return r;
+    m_lastTime += unzigzag(delta);
+    out.time = m_lastTime;
+    out.kind = static_cast<RecordKind>(kind);
+    out.str0 = {};
+    out.str1 = {};
+    out.str2 = {};
+    if (tag & kStringBit[0]) {
+        r = kind >= kFirstAgentKind ? payload(p, n, pos, kind, out.str0)
+                                    : string(p, n, pos, out.str0);
+        if (r <= 0) return r;
+    }
+    if ((tag & kStringBit[1]) && (r = string(p, n, pos, out.str1)) <= 0) return r;
+    if ((tag & kStringBit[2]) && (r = string(p, n, pos, out.str2)) <= 0) return r;
+    return 1;
+}
 
 template <typename Visit>
 uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, bool* damaged) {

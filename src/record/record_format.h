@@ -74,21 +74,31 @@ struct RecordView {
 
 // Decodes the record at `p` (with `avail` bytes left). Returns its size, or 0 when the bytes
 // do not hold a whole, plausible record (a truncated or corrupt fragment).
+// The fields are loaded one at a time: copying the header into a local struct makes the compiler
+// move it through the stack as a vector and reload the 4-byte fields, which stalls store
+// forwarding in the writer's loop.
 inline size_t decodeRecord(const unsigned char* p, size_t avail, RecordView& out) {
     if (avail < sizeof(RecordHeader)) return 0;
-    RecordHeader h;
-    std::memcpy(&h, p, sizeof h);
-    if (!isKnownRecordKind(h.kind)) return 0;
-    uint64_t strings = uint64_t{h.len0} + h.len1 + h.len2;
+    const auto field = [p](size_t offset) {
+        uint32_t v;
+        std::memcpy(&v, p + offset, sizeof v);
+        return v;
+    };
+    const uint32_t kind = field(offsetof(RecordHeader, kind));
+    const uint32_t len0 = field(offsetof(RecordHeader, len0));
+    const uint32_t len1 = field(offsetof(RecordHeader, len1));
+    const uint32_t len2 = field(offsetof(RecordHeader, len2));
+    if (!isKnownRecordKind(kind)) return 0;
+    const uint64_t strings = uint64_t{len0} + len1 + len2;
     if (strings > avail) return 0;
-    size_t size = recordSize(h.len0, h.len1, h.len2);
+    const size_t size = recordSize(len0, len1, len2);
     if (size > avail) return 0;
-    const char* s = reinterpret_cast<const char*>(p + sizeof h);
-    out.time = h.time;
-    out.kind = static_cast<RecordKind>(h.kind);
-    out.str0 = {s, h.len0};
-    out.str1 = {s + h.len0, h.len1};
-    out.str2 = {s + h.len0 + h.len1, h.len2};
+    const char* s = reinterpret_cast<const char*>(p + sizeof(RecordHeader));
+    std::memcpy(&out.time, p + offsetof(RecordHeader, time), sizeof out.time);
+    out.kind = static_cast<RecordKind>(kind);
+    out.str0 = {s, len0};
+    out.str1 = {s + len0, len1};
+    out.str2 = {s + len0 + len1, len2};
     return size;
 }
 

@@ -100,6 +100,36 @@ TEST(record_PackedBlock, ManyDistinctStringsStillComeBack) {
     EXPECT_EQ(unpack(bytes, bytes.size(), nullptr), records);
 }
 
+// A string that repeats its place's last one is a reference even once the packer's table is
+// full; equal bytes elsewhere in memory, and a string moving between places, come back right.
+TEST(record_PackedBlock, RepeatsAreReferencesAfterTheTableIsFull) {
+    std::vector<Rec> records;
+    for (int i = 0; i < 600; ++i) {  // more distinct names than the table takes
+        records.push_back({static_cast<uint64_t>(i), RecordKind::MarkerBegin,
+                           "distinct" + std::to_string(i), "", ""});
+    }
+    const size_t before = pack(records).size();
+    for (int i = 0; i < 100; ++i) {
+        // A new copy of the bytes each time: the packer compares bytes, not addresses.
+        records.push_back({static_cast<uint64_t>(1000 + i), RecordKind::MarkerBegin,
+                           std::string("late name"), std::string("late group"), ""});
+    }
+    const auto bytes = pack(records);
+    // The first writes both strings (a tag, a 2-byte delta, 10 and 11 bytes); the other 99 are a
+    // tag, a 1-byte delta and two 2-byte references (string numbers past 600). Written out,
+    // they would take 23 bytes each.
+    EXPECT_LE(bytes.size() - before, 1u + 2 + 10 + 11 + 99 * 6);
+    EXPECT_EQ(unpack(bytes, bytes.size(), nullptr), records);
+
+    const std::vector<Rec> moving = {
+        {1, RecordKind::MarkerBegin, "x", "y", ""},  {2, RecordKind::MarkerBegin, "y", "x", ""},
+        {3, RecordKind::MarkerEndEx, "y", "y", ""},  {4, RecordKind::ObjectInfo, "x", "y", "y"},
+        {5, RecordKind::MarkerBegin, "yy", "y", ""},
+    };
+    const auto moved = pack(moving);
+    EXPECT_EQ(unpack(moved, moved.size(), nullptr), moving);
+}
+
 // A new block forgets the strings of the last one: each block reads on its own.
 TEST(record_PackedBlock, EveryBlockStandsAlone) {
     BlockPacker packer;
