@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/ocl_api.h"
+#include "atp/format/decimal.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -51,9 +52,16 @@ const std::vector<FuncType>& funcTypes() {
 std::string decimal(uint64_t v) { return std::to_string(v); }
 std::string decimalSigned(int64_t v) { return std::to_string(v); }
 
+// The common parameters are appended to the line in place: a string per parameter, and the
+// concatenations that joined them, were a third of the merge (docs/performance.md).
+void appendSigned(std::string& out, int64_t v) {
+    if (v < 0) out.push_back('-');
+    appendDecimal(out, v < 0 ? ~static_cast<uint64_t>(v) + 1 : static_cast<uint64_t>(v));
+}
+
 // "0x" and the hex digits of v (as printf's "0x%llX" / "0x%llx"), without printf's parsing:
 // handles are formatted for most lines of a trace.
-std::string prefixedHex(uint64_t v, bool upper) {
+void appendHex(std::string& out, uint64_t v, bool upper) {
     const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
     char buf[18];
     char* p = buf + sizeof buf;
@@ -63,14 +71,30 @@ std::string prefixedHex(uint64_t v, bool upper) {
     } while (v != 0);
     *--p = 'x';
     *--p = '0';
-    return std::string(p, buf + sizeof buf);
+    out.append(p, buf + sizeof buf);
 }
 
-std::string upperHex(uint64_t v) { return prefixedHex(v, true); }
+void appendHandle(std::string& out, uint64_t v) {
+    if (v == 0) {
+        out.append("NULL");
+    } else {
+        appendHex(out, v, false);
+    }
+}
+
+void appendEnum(std::string& out, std::string_view group, int64_t value) {
+    const std::string_view name = nameOf(group, value);
+    if (name.empty()) {
+        appendSigned(out, value);
+    } else {
+        out.append(name);
+    }
+}
 
 std::string enumString(std::string_view group, int64_t value) {
-    const std::string_view name = nameOf(group, value);
-    return name.empty() ? decimalSigned(value) : std::string(name);
+    std::string out;
+    appendEnum(out, group, value);
+    return out;
 }
 
 std::string flagsString(std::string_view group, uint64_t value) {
@@ -164,8 +188,9 @@ public:
     LineBuilder(const ApiCallView& call, const ApiSpec& api, std::string& error)
         : m_call(call), m_api(api), m_error(error) {}
 
+    // Append parameter i, or the return value, to `out`.
     bool param(size_t i, std::string& out);
-    std::string returnValue() const;
+    void returnValue(std::string& out) const;
 
 private:
     bool fail(size_t i, const char* what) {
@@ -179,7 +204,7 @@ private:
     std::string infoValue(std::string_view bytes) const;
     std::string propertyList(const ParamSpec& p, std::string_view bytes) const;
     std::string imageDesc(std::string_view bytes) const;
-    std::string kernelArg(size_t i, std::string_view bytes, bool present) const;
+    void kernelArg(size_t i, std::string_view bytes, bool present, std::string& out) const;
     bool succeeded() const { return static_cast<int32_t>(m_call.head.ret) == kSuccess; }
 
     const ApiCallView& m_call;
@@ -243,22 +268,22 @@ bool LineBuilder::param(size_t i, std::string& out) {
     const uint64_t v = m_call.arg(i);
     switch (p.kind) {
         case ParamKind::Handle:
-            out = oclHandleString(v);
+            appendHandle(out, v);
             return true;
         case ParamKind::Unsigned:
-            out = decimal(v);
+            appendDecimal(out, v);
             return true;
         case ParamKind::Signed:
-            out = decimalSigned(static_cast<int32_t>(v));
+            appendSigned(out, static_cast<int32_t>(v));
             return true;
         case ParamKind::Bool:
-            out = boolString(v);
+            out += boolString(v);
             return true;
         case ParamKind::Enum:
-            out = enumString(p.group, static_cast<int64_t>(v));
+            appendEnum(out, p.group, static_cast<int64_t>(v));
             return true;
         case ParamKind::Flags:
-            out = flagsString(p.group, v);
+            out += flagsString(p.group, v);
             return true;
         default:
             return bracketed(i, out);
@@ -272,22 +297,28 @@ bool LineBuilder::bracketed(size_t i, std::string& out) {
     bool present = false;
     if (!capture(i, encodingOf(p.kind), bytes, present)) return false;
     if (p.kind == ParamKind::KernelArgValue) {
-        out = kernelArg(i, bytes, present);
+        kernelArg(i, bytes, present, out);
         return true;
     }
     if (m_call.arg(i) == 0) {
-        out = "NULL";
+        out.append("NULL");
         return true;
     }
     if (p.kind == ParamKind::String) {
-        out = present ? "\"" + std::string(bytes) + "\"" : oclHandleString(m_call.arg(i));
+        if (present) {
+            out.append("\"").append(bytes).append("\"");
+        } else {
+            appendHandle(out, m_call.arg(i));
+        }
         return true;
     }
+    out.push_back('[');
     if (p.kind == ParamKind::InfoValue) {
-        out = "[" + (present && succeeded() ? infoValue(bytes) : std::string()) + "]";
-        return true;
+        if (present && succeeded()) out += infoValue(bytes);
+    } else if (present) {
+        out += bytesValue(p, bytes);
     }
-    out = "[" + (present ? bytesValue(p, bytes) : std::string()) + "]";
+    out.push_back(']');
     return true;
 }
 
@@ -357,10 +388,20 @@ std::string LineBuilder::imageDesc(std::string_view bytes) const {
 
 // clSetKernelArg: a pointer-sized argument is shown by value (its low 32 bits, as the original
 // read it, docs/format.md#parameters); anything else as the pointer.
-std::string LineBuilder::kernelArg(size_t i, std::string_view bytes, bool present) const {
-    if (!present || !succeeded()) return oclHandleString(m_call.arg(i));
+void LineBuilder::kernelArg(size_t i, std::string_view bytes, bool present,
+                            std::string& out) const {
+    if (!present || !succeeded()) {
+        appendHandle(out, m_call.arg(i));
+        return;
+    }
     const auto low = static_cast<uint32_t>(scalarOf(bytes));
-    return low == 0 ? "[0]" : "[" + upperHex(low) + "]";
+    out.push_back('[');
+    if (low == 0) {
+        out.push_back('0');
+    } else {
+        appendHex(out, low, true);
+    }
+    out.push_back(']');
 }
 
 std::string LineBuilder::infoValue(std::string_view bytes) const {
@@ -392,10 +433,14 @@ std::string LineBuilder::infoValue(std::string_view bytes) const {
     return joined<uint8_t>(bytes, dec);
 }
 
-std::string LineBuilder::returnValue() const {
-    if (m_api.returnType == "cl_int") return oclErrorName(static_cast<int32_t>(m_call.head.ret));
-    if (m_api.returnType == "void") return "void";
-    return oclHandleString(m_call.head.ret);
+void LineBuilder::returnValue(std::string& out) const {
+    if (m_api.returnType == "cl_int") {
+        appendEnum(out, "cl_error", static_cast<int32_t>(m_call.head.ret));
+    } else if (m_api.returnType == "void") {
+        out.append("void");
+    } else {
+        appendHandle(out, m_call.head.ret);
+    }
 }
 
 // Every capture must be whole and name an argument of the call.
@@ -469,12 +514,12 @@ bool formatOclApiLine(const ApiCallView& call, std::string& line, std::string& e
     const ApiSpec* api = checkedApi(call, error);
     if (api == nullptr) return false;
     LineBuilder builder(call, *api, error);
-    line = builder.returnValue() + " = " + std::string(api->name) + " ( ";
+    line.clear();
+    builder.returnValue(line);
+    line.append(" = ").append(api->name).append(" ( ");
     for (size_t i = 0; i < api->params.size(); ++i) {
-        std::string text;
-        if (!builder.param(i, text)) return false;
         if (i > 0) line += ';';
-        line += text;
+        if (!builder.param(i, line)) return false;
     }
     if (options.consecutiveCalls > 1) {
         line += " /*" + std::to_string(options.consecutiveCalls) + " consecutive calls*/";
@@ -559,7 +604,9 @@ std::string oclCommandTypeName(uint32_t commandType) {
 std::string oclErrorName(int32_t code) { return enumString("cl_error", code); }
 
 std::string oclHandleString(uint64_t value) {
-    return value == 0 ? "NULL" : prefixedHex(value, false);
+    std::string out;
+    appendHandle(out, value);
+    return out;
 }
 
 }  // namespace perfmarker::atp
