@@ -182,7 +182,7 @@ bool scanFragment(const std::string& path, std::vector<FragmentStream>& streams,
     return true;
 }
 
-bool readStream(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
+bool readStream(const FragmentStream& stream, const std::function<bool(const RecordView&)>& visit,
                 std::string& error, bool* truncated) {
     FragmentReader file;
     if (!file.open(stream.path, error)) return false;

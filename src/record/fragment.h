@@ -61,7 +61,8 @@ public:
 
     // Calls `visit` for every whole record of `stream`. A record cut short or damaged, or a
     // block holding fewer records than its header says, ends the stream: `truncated` is set
-    // and the records before it have been delivered.
+    // and the records before it have been delivered. A visit may return bool: false stops the
+    // reading (not a truncation).
     // A template, so that unpacking and the caller's visit are one loop (finalize's text).
     template <typename Visit>
     void read(const FragmentStream& stream, Visit&& visit, bool* truncated = nullptr) const;
@@ -97,8 +98,10 @@ void FragmentReader::read(const FragmentStream& stream, Visit&& visit, bool* tru
     for (const FragmentStream::Extent& e : stream.extents) {
         // A block cut short (the last of a crashed process) gives the records that are whole.
         const unsigned char* bytes = load(e);
-        if (bytes == nullptr ||
-            m_unpacker.unpack(bytes, static_cast<size_t>(e.bytes), visit) != e.records) {
+        const uint32_t records =
+            bytes == nullptr ? 0 : m_unpacker.unpack(bytes, static_cast<size_t>(e.bytes), visit);
+        if (bytes != nullptr && m_unpacker.stopped()) break;
+        if (bytes == nullptr || records != e.records) {
             if (truncated != nullptr) *truncated = true;
             break;
         }
@@ -111,9 +114,10 @@ void FragmentReader::read(const FragmentStream& stream, Visit&& visit, bool* tru
 bool scanFragment(const std::string& path, std::vector<FragmentStream>& streams, std::string& error,
                   bool* cut = nullptr);
 
-// Calls `visit` for every whole record of `stream` (opening its file for the call). False with
-// `error` when the file cannot be read; a record cut short sets `truncated`.
-bool readStream(const FragmentStream& stream, const std::function<void(const RecordView&)>& visit,
+// Calls `visit` for every whole record of `stream` (opening its file for the call), until it
+// returns false. False with `error` when the file cannot be read; a record cut short sets
+// `truncated`.
+bool readStream(const FragmentStream& stream, const std::function<bool(const RecordView&)>& visit,
                 std::string& error, bool* truncated = nullptr);
 
 // Calls `visit` for every whole record of the file in file order (all threads' blocks). False

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "record/record_format.h"
@@ -128,9 +129,11 @@ class BlockUnpacker {
 public:
     // Calls `visit` for each whole record of the block in `p[0, n)`, in order; the views point
     // into `p`. Returns the number of records delivered; stops at the first record that is cut
-    // short by `n` or is not a valid record (`damaged` says which).
+    // short by `n` or is not a valid record (`damaged` says which), or after a visit that
+    // returned false (a visit may return bool; stopped() says it did).
     template <typename Visit>
     uint32_t unpack(const unsigned char* p, size_t n, Visit&& visit, bool* damaged = nullptr);
+    bool stopped() const { return m_stopped; }
 
 private:
     // Decode the record (the string) at p[pos, n): 1 when whole, 0 when cut short, -1 when
@@ -152,6 +155,7 @@ private:
     };
     std::array<Payload, 16> m_payloads;
     uint64_t m_lastTime = 0;
+    bool m_stopped = false;
 };
 
 int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {
@@ -202,6 +206,7 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
     m_strings.clear();
     for (Payload& payload : m_payloads) payload.view = {};
     m_lastTime = 0;
+    m_stopped = false;
     if (damaged != nullptr) *damaged = false;
     uint32_t count = 0;
     size_t pos = 0;
@@ -212,8 +217,15 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
             if (damaged != nullptr) *damaged = r < 0;
             break;
         }
-        visit(view);
         ++count;
+        if constexpr (std::is_same_v<decltype(visit(view)), bool>) {
+            if (!visit(view)) {
+                m_stopped = true;
+                break;
+            }
+        } else {
+            visit(view);
+        }
     }
     return count;
 }

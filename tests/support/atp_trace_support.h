@@ -272,7 +272,7 @@ inline RecordReplay memoryReplay(std::vector<Rec> records) {
         while (pos < bytes->size()) {
             const size_t n = record::decodeRecord(p + pos, bytes->size() - pos, view);
             if (n == 0) return false;
-            visit(view);
+            if (!visit(view)) return true;
             pos += n;
         }
         return true;

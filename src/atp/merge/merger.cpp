@@ -233,7 +233,11 @@ private:
     void advance(uint64_t bytes);
     // Inputs without lines are not read again: the last report says "all done".
     void finishProgress();
-    bool readInput(InputFile& file, const RecordVisit& visit, std::string& error);
+    // Reads one input; `more` turns false when the visit wants no more records of the thread.
+    bool readInput(InputFile& file, const RecordVisit& visit, bool& more, std::string& error);
+    // Reads one thread's inputs in order, until the visit wants no more.
+    bool replayFiles(const std::vector<InputFile*>& files, const RecordVisit& visit,
+                     std::string& error);
     bool prepareOcl(OclTraceBuilder& builder, std::string& error);
     bool prepareHsa(HsaTraceBuilder& builder, std::string& error);
     bool writeHsa(HsaTraceBuilder& builder, const TextSink& sink, std::string& error);
@@ -280,7 +284,20 @@ void Merger::finishProgress() {
     if (m_options.progress) m_options.progress(m_done, m_total);
 }
 
-bool Merger::readInput(InputFile& file, const RecordVisit& visit, std::string& error) {
+bool Merger::replayFiles(const std::vector<InputFile*>& files, const RecordVisit& visit,
+                         std::string& error) {
+    bool more = true;
+    for (InputFile* file : files) {
+        if (!more) {
+            advance(file->bytes);
+        } else if (!readInput(*file, visit, more, error)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool Merger::readInput(InputFile& file, const RecordVisit& visit, bool& more, std::string& error) {
     if (file.unreadable) {
         advance(file.bytes);
         return true;
@@ -288,9 +305,12 @@ bool Merger::readInput(InputFile& file, const RecordVisit& visit, std::string& e
     uint64_t records = 0;
     bool truncated = false;
     std::string why = file.problem;
-    const bool ok = why.empty() && record::readStream(
-                                       file.stream, [&](const RecordView& r) { ++records, visit(r); },
-                                       why, &truncated);
+    const auto count = [&](const RecordView& r) {
+        ++records;
+        more = visit(r);
+        return more;
+    };
+    const bool ok = why.empty() && record::readStream(file.stream, count, why, &truncated);
     advance(file.bytes);
     if (!ok && !file.read) {
         file.unreadable = true;
@@ -320,10 +340,7 @@ bool Merger::prepareOcl(OclTraceBuilder& builder, std::string& error) {
         std::vector<InputFile*> files;
         for (size_t k = i; k < end; ++k) files.push_back(&m_ocl[k]);
         builder.addThread(m_ocl[i].tid, [this, files](const RecordVisit& visit, std::string& err) {
-            for (InputFile* file : files) {
-                if (!readInput(*file, visit, err)) return false;
-            }
-            return true;
+            return replayFiles(files, visit, err);
         });
         i = end;
     }
@@ -342,10 +359,7 @@ bool Merger::prepareHsa(HsaTraceBuilder& builder, std::string& error) {
         std::vector<InputFile*> files;
         while (end < m_hsa.size() && m_hsa[end].tid == m_hsa[i].tid) files.push_back(&m_hsa[end++]);
         builder.addThread(m_hsa[i].tid, [this, files](const RecordVisit& visit, std::string& err) {
-            for (InputFile* file : files) {
-                if (!readInput(*file, visit, err)) return false;
-            }
-            return true;
+            return replayFiles(files, visit, err);
         });
         i = end;
     }
@@ -394,8 +408,12 @@ bool Merger::countMarkerThreads(MarkerSource& source, std::string& error) {
         }
         MarkerThread& thread = source.threads.back();
         thread.files.push_back(&file);
-        const auto count = [&thread](const RecordView& r) { thread.count += isMarkerKind(r.kind); };
-        if (!readInput(file, count, error)) return false;
+        const auto count = [&thread](const RecordView& r) {
+            thread.count += isMarkerKind(r.kind);
+            return true;
+        };
+        bool more = true;
+        if (!readInput(file, count, more, error)) return false;
     }
     return true;
 }
@@ -431,12 +449,14 @@ bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std:
         appendThreadHeader(text, thread.tid, thread.count);
         uint64_t written = 0;
         const auto line = [&](const RecordView& r) {
-            if (!isMarkerKind(r.kind)) return;
+            if (!isMarkerKind(r.kind)) return true;
             appendMarkerLine(text, static_cast<MarkerKind>(r.kind), r.time, r.str0, r.str1, r.str2);
             ++written;
+            return true;
         };
         for (InputFile* file : thread.files) {
-            if (!readInput(*file, line, error)) return false;
+            bool more = true;
+            if (!readInput(*file, line, more, error)) return false;
             if (!out.write(text)) return false;
             text.clear();
         }

@@ -176,8 +176,9 @@ bool HsaTraceBuilder::Impl::forEachCall(
     return t.replay(
         [&](const RecordView& r) {
             record::ApiCallView call;
-            if (r.kind != RecordKind::ApiCall || !record::decodeApiCall(r.str0, call)) return;
+            if (r.kind != RecordKind::ApiCall || !record::decodeApiCall(r.str0, call)) return true;
             if (keep(r.time)) f(call, r.time);
+            return true;
         },
         error);
 }
@@ -215,7 +216,11 @@ bool HsaTraceBuilder::prepare(std::string& error) {
     Impl& m = *m_impl;
     std::vector<uint64_t> starts;
     for (Thread& t : m.threads) {
-        if (!t.replay([&](const RecordView& r) { m.collect(r, starts, t.lines); }, error)) return false;
+        const auto collect = [&](const RecordView& r) {
+            m.collect(r, starts, t.lines);
+            return true;
+        };
+        if (!t.replay(collect, error)) return false;
         m.stats.apiCalls += t.lines;
     }
     if (starts.size() > m.options.maxApiCalls) {

@@ -325,6 +325,7 @@ bool OclTraceBuilder::Impl::replayLines(ThreadEntry& thread, const RecordVisit& 
             } else if (other) {
                 other(record);
             }
+            return more || static_cast<bool>(other);  // the rest passed over: stop reading
         },
         error);
     if (!ok) return false;
@@ -584,7 +585,10 @@ bool OclTraceBuilder::prepare(std::string& error) {
         thread.lines = 0;
         thread.inTimeOrder = true;
         thread.lastStart = 0;
-        const auto other = [&m](const RecordView& r) { m.collectObject(r); };
+        const auto other = [&m](const RecordView& r) {
+            m.collectObject(r);
+            return true;
+        };
         const auto onLine = [&](const Line& line, uint64_t) {
             ++thread.lines;
             thread.inTimeOrder = thread.inTimeOrder && line.start >= thread.lastStart;

@@ -69,8 +69,9 @@ struct OclTraceStats {
 };
 
 // Replays one thread's records in order. Must deliver the same records on every call (the
-// builder reads them several times instead of holding them in memory).
-using RecordVisit = std::function<void(const record::RecordView&)>;
+// builder reads them several times instead of holding them in memory). A visit that returns
+// false wants no more records of the thread: the replay may stop there (and succeed).
+using RecordVisit = std::function<bool(const record::RecordView&)>;
 using RecordReplay = std::function<bool(const RecordVisit& visit, std::string& error)>;
 
 // Receives the section text in pieces; false stops the writing (the sink keeps the reason).

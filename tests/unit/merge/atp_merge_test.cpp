@@ -325,6 +325,28 @@ TEST(Merge, ProgressIsMonotoneAndEndsComplete) {
     EXPECT_EQ(whole.doc.headerValue("ApiCallsLeftOut"), nullptr);
 }
 
+// The sections stop reading a thread at its last kept line: thread 100's second fragment is
+// passed over (its call is after the cut), and still merged and removed like the others.
+TEST(Merge, TheCapStopsReadingAThreadAtItsLastKeptLine) {
+    TempDir dir;
+    writeOclProcess(dir, kPid);
+    MergeOptions options;
+    options.ocl.maxApiCalls = 3;  // calls at 100, 105 and 120 of the four
+    Merged m = merge(dir, kPid, dir.file("p"), options);
+    ASSERT_TRUE(m.ok) << m.error;
+    for (const SectionKind kind : {SectionKind::OclApiTrace, SectionKind::OclTimestamp}) {
+        const auto& blocks = m.doc.blocks[kind];
+        ASSERT_EQ(blocks.size(), 2u);
+        EXPECT_EQ(blocks[0].tid, 100u);
+        ASSERT_EQ(blocks[0].lines.size(), 2u);
+        EXPECT_THAT(blocks[0].lines[1], HasSubstr("clEnqueueReadBuffer"));
+        EXPECT_EQ(blocks[1].tid, 200u);
+        EXPECT_EQ(blocks[1].lines.size(), 1u);
+    }
+    EXPECT_EQ(m.result.ocl.droppedLines, 1u);
+    EXPECT_THAT(namesIn(dir.path()), ElementsAre("p.atp"));
+}
+
 TEST(Merge, NothingToMergeWritesNothing) {
     TempDir dir;
     writeFragment(dir, kPid, 1, 0, "ocl", {deviceTimes(1, 1, 2, 3, 4, 5, 0)});  // no API call

@@ -130,6 +130,26 @@ TEST(record_PackedBlock, RepeatsAreReferencesAfterTheTableIsFull) {
     EXPECT_EQ(unpack(moved, moved.size(), nullptr), moving);
 }
 
+// A visit that returns false ends the block's reading after that record; a void one reads on.
+TEST(record_PackedBlock, AVisitThatReturnsFalseStopsTheBlock) {
+    std::vector<Rec> records;
+    for (uint64_t i = 0; i < 10; ++i) records.push_back({i, RecordKind::MarkerBegin, "n", "g", ""});
+    const auto bytes = pack(records);
+    BlockUnpacker unpacker;
+    uint64_t seen = 0;
+    bool damaged = true;
+    EXPECT_EQ(
+        unpacker.unpack(
+            bytes.data(), bytes.size(), [&](const RecordView&) { return ++seen < 3; }, &damaged),
+        3u);
+    EXPECT_EQ(seen, 3u);
+    EXPECT_TRUE(unpacker.stopped());
+    EXPECT_FALSE(damaged);
+    EXPECT_EQ(unpacker.unpack(bytes.data(), bytes.size(), [&](const RecordView&) { ++seen; }), 10u);
+    EXPECT_EQ(seen, 13u);
+    EXPECT_FALSE(unpacker.stopped());
+}
+
 // A new block forgets the strings of the last one: each block reads on its own.
 TEST(record_PackedBlock, EveryBlockStandsAlone) {
     BlockPacker packer;

@@ -233,6 +233,29 @@ TEST(record_ReadFragment, TruncatedMidRecord) {
     EXPECT_FALSE(truncated);
 }
 
+// A visit that returns false stops the reading there: no more records, and no truncation.
+TEST(record_ReadFragment, AVisitThatReturnsFalseStopsTheReading) {
+    TempDir dir;
+    const std::string path = makeFragment(dir.path(), 10);
+    ASSERT_FALSE(path.empty());
+    std::vector<FragmentStream> streams;
+    std::string error;
+    ASSERT_TRUE(scanFragment(path, streams, error)) << error;
+    ASSERT_EQ(streams.size(), 1u);
+    for (size_t wanted : {size_t{1}, size_t{4}, size_t{10}}) {
+        std::vector<std::string> names;
+        bool truncated = true;
+        const auto visit = [&](const RecordView& r) {
+            names.emplace_back(r.str0);
+            return names.size() < wanted;
+        };
+        ASSERT_TRUE(readStream(streams[0], visit, error, &truncated)) << error;
+        EXPECT_FALSE(truncated) << wanted;
+        ASSERT_EQ(names.size(), wanted);
+        EXPECT_EQ(names.back(), "r" + std::to_string(wanted - 1) + "x");
+    }
+}
+
 std::string readFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
