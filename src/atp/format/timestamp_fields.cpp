@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 
 namespace perfmarker::atp {
 namespace {
-
-constexpr std::string_view kSpaces = "                                             ";  // 45
 
 // Widths of docs/format.md#timestamp-lines.
 constexpr size_t kApiTypeWidth = 5;
@@ -24,16 +23,15 @@ constexpr size_t kDataSizeWidth = 20;
 constexpr std::string_view kBeforeGlobal = "      ";  // 6 spaces
 constexpr std::string_view kBeforeLocal = "     ";    // 5 spaces
 constexpr std::string_view kAfterLocal = "        ";  // 8 spaces (agent-written variant)
-static_assert(kSpaces.size() >= kApiNameWidth);
 
 constexpr size_t kBaseFields = 4;
 constexpr size_t kEnqueueFields = 15;
 
+// One growth of `out` per field, spaces and all (the merge writes a line per API call).
 void appendPadded(std::string& out, std::string_view text, size_t width) {
-    out.append(text);
-    for (size_t n = text.size(); n < width; n += kSpaces.size()) {
-        out.append(kSpaces.substr(0, std::min(kSpaces.size(), width - n)));
-    }
+    const size_t at = out.size();
+    out.resize(at + std::max(text.size(), width), ' ');
+    std::memcpy(out.data() + at, text.data(), text.size());
 }
 
 template <typename Int>

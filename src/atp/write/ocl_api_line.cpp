@@ -91,6 +91,20 @@ void appendEnum(std::string& out, std::string_view group, int64_t value) {
     }
 }
 
+// cl_error's names, found once: every cl_int return value is one of them.
+void appendError(std::string& out, int32_t code) {
+    static const NameList* const errors = namesOf("cl_error");
+    if (errors != nullptr) {
+        for (const auto& [value, name] : *errors) {
+            if (value == code) {
+                out.append(name);
+                return;
+            }
+        }
+    }
+    appendSigned(out, code);
+}
+
 std::string enumString(std::string_view group, int64_t value) {
     std::string out;
     appendEnum(out, group, value);
@@ -435,7 +449,7 @@ std::string LineBuilder::infoValue(std::string_view bytes) const {
 
 void LineBuilder::returnValue(std::string& out) const {
     if (m_api.returnType == "cl_int") {
-        appendEnum(out, "cl_error", static_cast<int32_t>(m_call.head.ret));
+        appendError(out, static_cast<int32_t>(m_call.head.ret));
     } else if (m_api.returnType == "void") {
         out.append("void");
     } else {
@@ -601,7 +615,11 @@ std::string oclCommandTypeName(uint32_t commandType) {
     return decimal(commandType);
 }
 
-std::string oclErrorName(int32_t code) { return enumString("cl_error", code); }
+std::string oclErrorName(int32_t code) {
+    std::string out;
+    appendError(out, code);
+    return out;
+}
 
 std::string oclHandleString(uint64_t value) {
     std::string out;
