@@ -4,6 +4,8 @@
 // pairs again after a first batch), finalizes, and reports per pair:
 //   - recording-thread CPU (CLOCK_THREAD_CPUTIME_ID of the recording threads),
 //   - whole-process CPU (getrusage RUSAGE_SELF after finalize: every thread, finalize included),
+//   - the writer thread's CPU while the threads record (the thread named perfmarker-wr,
+//     docs/session.md#modes),
 //   - wall per pair per thread,
 //   - the minor page faults and context switches of each recording thread while it records,
 //   - bytes the process wrote (write(2) bytes from /proc/self/io, fragments included) against
@@ -40,8 +42,12 @@
 namespace {
 
 namespace fs = std::filesystem;
+using perfmarker::bench::namedThreadCpuNs;
 using perfmarker::bench::nowNs;
 using perfmarker::bench::processCpuNs;
+
+// The name of the libraries' writer thread (docs/session.md#modes).
+constexpr char kWriterName[] = "perfmarker-wr";
 
 // Bytes passed to write(2) and friends by this process so far ("wchar" in /proc/self/io).
 double bytesWritten() {
@@ -131,7 +137,9 @@ int child(int threads, uint64_t pairs, bool warm, const std::string& base) {
     if (warm) onThreads(threads, pairs, true);  // fault in, fill the pool, then measure
     const double cpu0 = processCpuNs();
     const double bytes0 = bytesWritten();
+    const double writer0 = namedThreadCpuNs(kWriterName);
     const std::vector<ThreadResult> rec = onThreads(threads, pairs, true);
+    const double writerCpu = namedThreadCpuNs(kWriterName) - writer0;
     if (clFinalizePerfMarkerAMD() != AP_SUCCESS) return 1;
     const double processCpu = processCpuNs() - cpu0;
     const double bytes = bytesWritten() - bytes0;
@@ -140,20 +148,23 @@ int child(int threads, uint64_t pairs, bool warm, const std::string& base) {
     const double floorNs = mean(floor, &ThreadResult::wallNs) / static_cast<double>(pairs);
     const double threadCpu = mean(rec, &ThreadResult::cpuNs) / static_cast<double>(pairs);
     const double wall = mean(rec, &ThreadResult::wallNs) / static_cast<double>(pairs);
+    const double writer = writerCpu / measured;
     const double faults = mean(rec, &ThreadResult::faults);
     const double switches = mean(rec, &ThreadResult::switches);
     // The process CPU and the bytes are the whole run's only when cold: warm, finalize also
     // writes the warm-up pairs, so those columns are left out.
     if (warm) {
-        std::printf("%-4s %7d %10.1f %8.2fx %10s %9s %10.1f %8.2fx %8.1f %8s %7s %8.0f %8.0f\n",
-                    "warm", threads, threadCpu, threadCpu / floorNs, "-", "", wall, wall / floorNs,
-                    floorNs, "-", "-", faults, switches);
+        std::printf(
+            "%-4s %7d %10.1f %8.2fx %10s %9s %8.1f %10.1f %8.2fx %8.1f %8s %7s %8.0f %8.0f\n",
+            "warm", threads, threadCpu, threadCpu / floorNs, "-", "", writer, wall, wall / floorNs,
+            floorNs, "-", "-", faults, switches);
     } else {
         std::printf(
-            "%-4s %7d %10.1f %8.2fx %10.1f %8.2fx %10.1f %8.2fx %8.1f %8.1f %6.2fx %8.0f %8.0f\n",
+            "%-4s %7d %10.1f %8.2fx %10.1f %8.2fx %8.1f %10.1f %8.2fx %8.1f %8.1f %6.2fx %8.0f "
+            "%8.0f\n",
             "cold", threads, threadCpu, threadCpu / floorNs, processCpu / measured,
-            processCpu / measured / floorNs, wall, wall / floorNs, floorNs, bytes / measured,
-            bytes / outputBytes, faults, switches);
+            processCpu / measured / floorNs, writer, wall, wall / floorNs, floorNs,
+            bytes / measured, bytes / outputBytes, faults, switches);
     }
     return 0;
 }
@@ -187,9 +198,9 @@ int main(int argc, char** argv) {
         "pairs per thread %llu, %s mode; ns per pair; x = over two rdtsc on as many "
         "threads\n",
         static_cast<unsigned long long>(pairs), mode.c_str());
-    std::printf("%-4s %7s %10s %9s %10s %9s %10s %9s %8s %8s %7s %8s %8s\n", "run", "threads",
-                "rec CPU", "", "proc CPU", "", "wall", "", "rdtsc2", "B/pair", "B/out", "faults",
-                "switches");
+    std::printf("%-4s %7s %10s %9s %10s %9s %8s %10s %9s %8s %8s %7s %8s %8s\n", "run", "threads",
+                "rec CPU", "", "proc CPU", "", "writer", "wall", "", "rdtsc2", "B/pair", "B/out",
+                "faults", "switches");
     std::fflush(stdout);
     std::stringstream list(threadList);
     for (std::string item; std::getline(list, item, ',');) {

@@ -298,6 +298,8 @@ void Recorder::startWriter() {
 }
 
 void Recorder::writerLoop(SharedState* s) {
+    // Named, so that top -H, perf and the benchmarks tell it from the application's threads.
+    pthread_setname_np(pthread_self(), kWriterThreadName);
     moodycamel::ConsumerToken token(s->full);
     RecordWriter writer(*s, m_options);
     const auto interval = std::chrono::milliseconds(m_options.intervalMs);

@@ -41,6 +41,10 @@
 
 namespace perfmarker::record {
 
+// The name of every recorder's writer thread (at most 15 bytes, the kernel's limit).
+inline constexpr char kWriterThreadName[] = "perfmarker-wr";
+static_assert(sizeof(kWriterThreadName) <= 16, "thread names are at most 15 bytes");
+
 struct RecorderOptions {
     FlushMode mode = FlushMode::Timeout;
     uint32_t intervalMs = 100;

@@ -3,9 +3,11 @@
 // record_recorder_*_test.cpp, are in record_recorder_support.h.
 #include "record_recorder_support.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,6 +82,43 @@ TEST_P(RecorderModeTest, ManyThreadsSmallChunks) {
     for (size_t t = 0; t < kThreads; ++t) {
         EXPECT_EQ(next[t], perThread) << "thread " << t;
     }
+}
+
+// The names of this process's threads (/proc/self/task/<tid>/comm).
+std::vector<std::string> threadNames() {
+    std::vector<std::string> names;
+    for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+        std::ifstream in(task.path() / "comm");
+        std::string name;
+        if (std::getline(in, name)) names.push_back(name);
+    }
+    return names;
+}
+
+// The writer thread starts with the first thread that records, under its own name, and is gone
+// once the recorder stopped.
+TEST_P(RecorderModeTest, TheWriterThreadHasItsName) {
+    TempDir dir;
+    const auto writers = [] {
+        const auto names = threadNames();
+        return std::count(names.begin(), names.end(), std::string(kWriterThreadName));
+    };
+    const auto before = writers();
+    Recorder rec(options(GetParam(), dir.path(), 4096));
+    EXPECT_EQ(writers(), before);
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "named"));
+    // pthread_setname_np runs on the writer itself, just after it starts.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (writers() == before && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(writers(), before + 1);
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    EXPECT_EQ(c.recs.size(), 1u);
+    EXPECT_EQ(writers(), before);
 }
 
 TEST_P(RecorderModeTest, ExitedThreadsKeepTheirRecords) {
