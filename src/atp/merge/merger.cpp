@@ -441,23 +441,39 @@ bool Merger::hasMarkers() const {
     return false;
 }
 
+// The marker lines of a session that was not finalized (a crash, or no finalize call), from its
+// fragments: written in batches as they are formatted, so that the merge's memory does not grow
+// with the session (docs/opencl-trace.md#the-merge-step).
 bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std::string& error) {
+    constexpr size_t kBatch = size_t{1} << 20;
     std::string text;
     for (MarkerThread& thread : source.threads) {
         if (thread.count == 0) continue;
         ++m_result.markerThreads;
         appendThreadHeader(text, thread.tid, thread.count);
         uint64_t written = 0;
+        bool writing = true;
+        DecimalFieldWriter timestamps;  // a thread's timestamps share their high digits
         const auto line = [&](const RecordView& r) {
             if (!isMarkerKind(r.kind)) return true;
-            appendMarkerLine(text, static_cast<MarkerKind>(r.kind), r.time, r.str0, r.str1, r.str2);
+            const auto kind = static_cast<MarkerKind>(r.kind);
+            char common[kMarkerLineRoom];
+            if (const char* end =
+                    putCommonMarkerLine(common, timestamps, kind, r.time, r.str0, r.str1, r.str2)) {
+                text.append(common, static_cast<size_t>(end - common));
+            } else {
+                appendMarkerLine(text, kind, r.time, r.str0, r.str1, r.str2);
+            }
             ++written;
-            return true;
+            if (text.size() < kBatch) return true;
+            writing = out.write(text);
+            text.clear();
+            return writing;  // a failed write stops the reading: out keeps the reason
         };
         for (InputFile* file : thread.files) {
             bool more = true;
             if (!readInput(*file, line, more, error)) return false;
-            if (!out.write(text)) return false;
+            if (!writing || !out.write(text)) return false;
             text.clear();
         }
         if (written != thread.count) {

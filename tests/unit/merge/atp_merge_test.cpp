@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
+#include "atp/format/timestamp_fields.h"
 #include "atp_document.h"
 #include "atp/merge/merger.h"
-#include "atp/format/timestamp_fields.h"
 #include "atp_trace_support.h"
 #include "record/fragment.h"
 #include "record/recorder.h"
@@ -165,6 +165,74 @@ TEST(Merge, FragmentsOfAProcessBecomeOneAtp) {
     EXPECT_EQ(m.result.ocl.lines, 4u);
 }
 
+// The sanitizers' shadow memory and quarantine make resident sizes meaningless.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr bool kUnderSanitizer = true;
+#else
+constexpr bool kUnderSanitizer = false;
+#endif
+
+// Peak resident kilobytes of this process since the last resetPeak() (VmHWM).
+long peakKb() {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    }
+    return -1;
+}
+
+void resetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// A session that was never finalized leaves its markers in fragments only; the merge writes
+// their lines in batches, so its memory does not grow with them (here 40 MB of lines).
+TEST(Merge, MarkerFragmentsAreWrittenWithoutHoldingTheirLines) {
+    TempDir dir;
+    const uint64_t pid = static_cast<uint64_t>(getpid());
+    const uint64_t kPairs = kUnderSanitizer ? 30000 : 300000;
+    {
+        record::RecorderOptions o;
+        o.mode = record::FlushMode::Timeout;
+        o.fragmentDir = dir.path();
+        o.fragmentTag = "clperfmarker";
+        record::Recorder rec(o);
+        record::ThreadLog* log = rec.threadLog();
+        ASSERT_NE(log, nullptr);
+        for (uint64_t i = 0; i < kPairs; ++i) {
+            ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "frame", "render"));
+            ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now()));
+        }
+        std::string error;
+        ASSERT_TRUE(rec.stop(error)) << error;
+    }
+    static const FakeFormatter formatter;
+    MergeOptions options;
+    options.formatter = &formatter;
+    options.note = [](const std::string&) {};
+    MergeResult result;
+    std::string error;
+    resetPeak();
+    const long before = peakKb();
+    ASSERT_TRUE(
+        mergeProcess(dir.path(), pid, dir.file("big"), testHeader(), options, result, error))
+        << error;
+    const long grown = peakKb() - before;
+    ASSERT_TRUE(result.written);
+    const auto size = fs::file_size(result.atpPath);
+    EXPECT_GT(size, kPairs * 140);  // every line is there (141 bytes a pair)
+    if (before > 0 && !kUnderSanitizer) {
+        EXPECT_LT(grown, 16 * 1024) << grown << " kB";
+    }
+    // Every line, in order: the last end is the last line of the file.
+    std::ifstream in(result.atpPath);
+    uint64_t begins = 0, ends = 0;
+    for (std::string line; std::getline(in, line);) {
+        begins += line.rfind("clBeginPerfMarker", 0) == 0;
+        ends += line.rfind("clEndPerfMarker", 0) == 0;
+    }
+    EXPECT_EQ(begins, kPairs);
+    EXPECT_EQ(ends, kPairs);
+}
+
 TEST(Merge, MarkersFromTheFinishedFilesOfBothLibraries) {
     TempDir dir;
     const std::string base = dir.file("session");
@@ -174,7 +242,8 @@ TEST(Merge, MarkersFromTheFinishedFilesOfBothLibraries) {
     ASSERT_TRUE(m.ok) << m.error;
     ASSERT_TRUE(m.result.written);
     EXPECT_THAT(m.doc.sections, ElementsAre(SectionKind::Perfmarker));
-    ASSERT_EQ(m.doc.markers.threads.size(), 2u);  // the legacy file's, then the documented example's
+    ASSERT_EQ(m.doc.markers.threads.size(),
+              2u);  // the legacy file's, then the documented example's
     EXPECT_EQ(m.doc.markers.threads[0].tid, 42u);
     EXPECT_EQ(m.doc.markers.threads.back().tid, 4711u);
     EXPECT_EQ(m.doc.markers.threads.back().markers.size(), 4u);
