@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <set>
 
 #include "atp/format/atp_file_writer.h"
@@ -18,6 +17,7 @@
 #include "atp/format/perfmarker_section.h"
 #include "atp/format/safe_files.h"
 #include "atp/merge/agent_registry.h"
+#include "atp/merge/finished_markers.h"
 #include "record/fragment.h"
 #include "record/session.h"
 
@@ -124,56 +124,6 @@ bool ownFile(const std::string& path) {
     close(fd);
     return true;
 }
-
-// Counts the thread blocks of a finished marker file and rejects anything but markers: false
-// with `problem` ("<file>:<line>: ...") at a header line, a section of another kind or a
-// malformed marker line.
-class FinishedFileCheck final : private PerfmarkerListener {
-public:
-    bool run(const std::string& path, uint64_t& threads, std::string& problem) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            problem = path + ": cannot open: " + std::strerror(errno);
-            return false;
-        }
-        PerfmarkerSectionParser parser(*this);
-        std::string line;
-        uint64_t number = 0;
-        bool inSection = false;
-        std::string error;
-        while (std::getline(in, line)) {
-            ++number;
-            std::string_view text = line;
-            if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-            if (isPerfmarkerSectionLine(text)) {
-                inSection = true;
-            } else if (text.rfind("=====", 0) == 0) {
-                error = std::to_string(number) + ": section '" + std::string(text) +
-                        "' is not a Perfmarker section";
-            } else if (!inSection && text.find_first_not_of(" \t") != std::string_view::npos) {
-                error = std::to_string(number) +
-                        ": expected the Perfmarker section "
-                        "line, got '" +
-                        std::string(text.substr(0, 60)) + "'";
-            } else if (inSection) {
-                parser.feedLine(text, number, error);
-            }
-            if (!error.empty()) break;
-        }
-        if (error.empty() && in.bad()) error = std::to_string(number + 1) + ": read error";
-        if (error.empty()) parser.finish(number + 1, error);
-        if (error.rfind("line ", 0) == 0) error.erase(0, 5);  // the parser's "line N: ..."
-        threads = m_threads;
-        if (error.empty()) return true;
-        problem = path + ":" + error;
-        return false;
-    }
-
-private:
-    void onThread(uint64_t, uint64_t) override { ++m_threads; }
-    void onMarker(uint64_t, const Marker&) override {}
-    uint64_t m_threads = 0;
-};
 
 // "<digits>_<digits>.<tag>.frag" with one of our tags: the pid, else false.
 bool sessionFragmentPid(std::string_view name, uint64_t& pid) {
@@ -421,7 +371,7 @@ bool Merger::countMarkerThreads(MarkerSource& source, std::string& error) {
 void Merger::checkFinishedFile(MarkerSource& source) {
     if (source.finished.empty()) return;
     std::string problem;
-    const bool ok = FinishedFileCheck().run(source.finished, source.finishedThreads, problem);
+    const bool ok = checkFinishedMarkerFile(source.finished, source.finishedThreads, problem);
     advance(source.finishedBytes);
     if (!ok) {
         m_result.kept.push_back(source.finished);
@@ -488,26 +438,7 @@ bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std:
 // Copies the blocks verbatim, without the section line (ours is already written), blank lines,
 // "ProfilerVersion=" lines and CR line ends.
 bool Merger::copyFinishedFile(const MarkerSource& source, AtpFileWriter& out, std::string& error) {
-    std::ifstream in(source.finished, std::ios::binary);
-    if (!in) {
-        error = source.finished + ": cannot open: " + std::strerror(errno);
-        return false;
-    }
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        const size_t first = line.find_first_not_of(" \t");
-        if (first == std::string::npos || line[first] == '=' ||
-            line.compare(first, 16, "ProfilerVersion=") == 0) {
-            continue;
-        }
-        line.push_back('\n');
-        if (!out.write(line)) return false;
-    }
-    if (in.bad()) {
-        error = source.finished + ": read error";
-        return false;
-    }
+    if (!copyFinishedMarkerLines(source.finished, out, error)) return false;
     m_result.markerThreads += source.finishedThreads;
     advance(source.finishedBytes);
     return true;
