@@ -392,15 +392,16 @@ bool Merger::hasMarkers() const {
 }
 
 // The marker lines of a session that was not finalized (a crash, or no finalize call), from its
-// fragments: written in batches as they are formatted, so that the merge's memory does not grow
-// with the session (docs/opencl-trace.md#the-merge-step).
+// fragments: each line goes to `out` as it is formatted (`out` writes in batches), so that the
+// merge's memory does not grow with the session (docs/opencl-trace.md#the-merge-step).
 bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std::string& error) {
-    constexpr size_t kBatch = size_t{1} << 20;
-    std::string text;
+    std::string text;  // a thread header, or a line that is not of the common shape
     for (MarkerThread& thread : source.threads) {
         if (thread.count == 0) continue;
         ++m_result.markerThreads;
+        text.clear();
         appendThreadHeader(text, thread.tid, thread.count);
+        if (!out.write(text)) return false;
         uint64_t written = 0;
         bool writing = true;
         DecimalFieldWriter timestamps;  // a thread's timestamps share their high digits
@@ -410,21 +411,19 @@ bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std:
             char common[kMarkerLineRoom];
             if (const char* end =
                     putCommonMarkerLine(common, timestamps, kind, r.time, r.str0, r.str1, r.str2)) {
-                text.append(common, static_cast<size_t>(end - common));
+                writing = out.write({common, static_cast<size_t>(end - common)});
             } else {
+                text.clear();
                 appendMarkerLine(text, kind, r.time, r.str0, r.str1, r.str2);
+                writing = out.write(text);
             }
             ++written;
-            if (text.size() < kBatch) return true;
-            writing = out.write(text);
-            text.clear();
             return writing;  // a failed write stops the reading: out keeps the reason
         };
         for (InputFile* file : thread.files) {
             bool more = true;
             if (!readInput(*file, line, more, error)) return false;
-            if (!writing || !out.write(text)) return false;
-            text.clear();
+            if (!writing) return false;
         }
         if (written != thread.count) {
             error = "the marker fragments of thread " + std::to_string(thread.tid) +
