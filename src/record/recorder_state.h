@@ -65,6 +65,16 @@ struct SharedState {
     uint64_t fileBytes = 0;
     // The writer's block being packed (under flushMutex), header first.
     BlockPacker packer;
+    // Timeout mode (under flushMutex): packed blocks not yet in the fragment file, appended in
+    // one write when they reach RecordWriter's batch size and at every flushAll (each interval,
+    // stop), so a crash still loses at most the last interval (docs/session.md#modes).
+    struct StagedBlock {
+        ThreadLog* log;
+        size_t bytes;
+        uint32_t records;
+    };
+    std::vector<unsigned char> staged;
+    std::vector<StagedBlock> stagedBlocks;
 };
 
 struct ThreadLog::WriterSide {

@@ -56,6 +56,14 @@ private:
     // (packed_block.h) and writes it out, or keeps it in memory.
     void flushSpan(ThreadLog& log, Chunk& c, uint32_t end);
 
+    // Timeout mode: adds a packed block of `log` to the blocks staged for the fragment file,
+    // and writes them once they reach the batch size.
+    void stage(ThreadLog& log, const unsigned char* p, size_t n, uint32_t records);
+
+    // Appends the staged blocks to the fragment file in one write; when that fails (or the
+    // writer is degraded) each block goes to its thread's memory instead. Nothing stays staged.
+    void writeStaged();
+
     // Appends whole blocks, headers included, to the fragment file. A failed write is cut
     // back, so the file holds whole blocks only; the caller then keeps the blocks in memory.
     bool writeBlocks(const unsigned char* p, size_t n);

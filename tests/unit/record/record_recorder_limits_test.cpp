@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace perfmarker::record {
@@ -141,6 +143,80 @@ TEST(record_WriteFailure, ParentIsARegularFile) {
 TEST(record_WriteFailure, NonexistentDirectory) {
     TempDir dir;
     expectDegradedButComplete(dir.path() + "/does/not/exist");
+}
+
+// The writer appends packed blocks in batches (docs/session.md#modes): blocks of several threads
+// wait together for the interval or a full batch. When that one write fails, every block goes
+// back to its own thread's memory, in order, and nothing is lost.
+TEST(record_WriteFailure, AFailedBatchGivesEachThreadItsBlocksBack) {
+    TempDir dir;
+    const std::string fragments = dir.path() + "/frags";
+    ASSERT_TRUE(fs::create_directory(fragments));
+    RecorderOptions o = options(FlushMode::Timeout, fragments, 4096);
+    o.intervalMs = 60000;  // no interval passes: the blocks are written at stop()
+    Recorder rec(o);
+    constexpr size_t kThreads = 3;
+    constexpr size_t kPerThread = 1500;  // several chunks a thread, far under a batch packed
+    for (size_t t = 0; t < kThreads; ++t) {
+        std::thread([&rec, t] {
+            ThreadLog* log = rec.threadLog();
+            ASSERT_NE(log, nullptr);
+            for (size_t i = 0; i < kPerThread; ++i) {
+                const std::string name = "t" + std::to_string(t) + " " + std::to_string(i);
+                ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), name));
+            }
+        }).join();
+    }
+    // Nothing has reached the disk yet: the directory is still empty, and now it is gone.
+    ASSERT_TRUE(fs::remove(fragments));
+    Collector c;
+    std::string stopError;
+    EXPECT_FALSE(stopAndCollect(rec, c, &stopError));
+    EXPECT_NE(stopError.find(fragments), std::string::npos) << stopError;
+    EXPECT_TRUE(rec.degraded());
+    ASSERT_EQ(c.groups.size(), kThreads);
+    ASSERT_EQ(c.recs.size(), kThreads * kPerThread);
+    for (size_t g = 0; g < kThreads; ++g) {
+        ASSERT_EQ(c.groups[g].announced, kPerThread);
+        const std::string prefix = c.recs[g * kPerThread].s0.substr(0, 3);
+        for (size_t i = 0; i < kPerThread; ++i) {
+            ASSERT_EQ(c.recs[g * kPerThread + i].s0, prefix + std::to_string(i)) << g;
+        }
+    }
+}
+
+// A batch is bounded: with an interval far away, the blocks of a long run still reach the
+// fragment file as the batches fill, and the writer holds at most one batch of them.
+TEST(record_Memory, BlocksWaitingForTheIntervalAreWrittenOnceABatchFills) {
+    TempDir dir;
+    RecorderOptions o = options(FlushMode::Timeout, dir.path(), 64 * 1024);
+    o.intervalMs = 60000;
+    Recorder rec(o);
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    // Distinct names: about 15 packed bytes a record, 3.0 MB in all.
+    constexpr size_t kRecords = 200000;
+    for (size_t i = 0; i < kRecords; ++i) {
+        ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(),
+                               "name " + std::to_string(1000000 + i)));
+    }
+    // All but the current chunk is sealed; wait for the writer to pack what it was handed.
+    auto fragmentBytes = [&] {
+        const auto frags = listFragments(dir.path(), pidNow(), kTag);
+        std::error_code ec;
+        return frags.size() == 1 ? fs::file_size(frags[0].path, ec) : uintmax_t{0};
+    };
+    constexpr uintmax_t kAtLeast = 2500000;  // 3.0 MB less a batch (256 KiB) and a chunk
+    for (int i = 0; i < 1000 && fragmentBytes() < kAtLeast; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_GE(fragmentBytes(), kAtLeast);
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    ASSERT_EQ(c.recs.size(), kRecords);
+    EXPECT_EQ(c.recs.back().s0, "name " + std::to_string(1000000 + kRecords - 1));
+    EXPECT_GT(fragmentBytes(), kAtLeast);
+    rec.removeFragments();
 }
 
 TEST(record_WriteFailure, FileSizeLimitMidRun) {
