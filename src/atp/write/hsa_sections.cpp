@@ -268,52 +268,54 @@ bool HsaTraceBuilder::hasDispatches() const { return !m_impl->dispatches.empty()
 
 bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) {
     Impl& m = *m_impl;
-    if (!sink(sectionLine(SectionKind::HsaApiTrace))) return false;
+    TextBatcher out(sink);
+    out.text() = sectionLine(SectionKind::HsaApiTrace);
     m.tiesSeen = 0;
     for (Thread& t : m.threads) {
         if (t.lines == 0) continue;
-        std::string text;
-        appendThreadHeader(text, t.tid, t.lines);
+        appendThreadHeader(out.text(), t.tid, t.lines);
         std::string line, why;
         const bool ok = m.forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t) {
             if (!formatHsaApiLine(c, m.agents, line, why)) line = "<" + why + ">";
-            text += line;
-            text += '\n';
+            out.text() += line;
+            out.text() += '\n';
+            out.maybeFlush();
         });
-        if (!ok || !sink(text)) return false;
+        if (!ok) return false;
     }
-    return true;
+    return out.flush();
 }
 
 bool HsaTraceBuilder::writeStackSection(const TextSink& sink, CallSiteWriter& sites,
                                         std::string& error) {
     Impl& m = *m_impl;
-    if (!sink(sectionLine(SectionKind::HsaStackTrace))) return false;
+    TextBatcher out(sink);
+    out.text() = sectionLine(SectionKind::HsaStackTrace);
     m.tiesSeen = 0;
     for (Thread& t : m.threads) {
         if (t.lines == 0) continue;
-        std::string text;
-        appendThreadHeader(text, t.tid, t.lines);
+        appendThreadHeader(out.text(), t.tid, t.lines);
         const bool ok = m.forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t) {
             const HsaApiSpec* api = hsaApiBySlot(c.head.slot);
             const int id = static_cast<int32_t>(c.head.apiId);
-            sites.appendLine(text, api != nullptr ? api->name : std::string(hsaApiTypeName(id)),
-                             c);
+            sites.appendLine(out.text(),
+                             api != nullptr ? api->name : std::string(hsaApiTypeName(id)), c);
+            out.maybeFlush();
         });
-        if (!ok || !sink(text)) return false;
+        if (!ok) return false;
     }
-    return true;
+    return out.flush();
 }
 
 bool HsaTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& error) {
     Impl& m = *m_impl;
-    if (!sink(sectionLine(SectionKind::HsaTimestamp))) return false;
+    TextBatcher out(sink);
+    out.text() = sectionLine(SectionKind::HsaTimestamp);
     m.tiesSeen = 0;
     m.stats.copies = m.stats.missingCopyTimes = m.stats.failedCopies = 0;
     for (Thread& t : m.threads) {
         if (t.lines == 0) continue;
-        std::string text;
-        appendThreadHeader(text, t.tid, t.lines);
+        appendThreadHeader(out.text(), t.tid, t.lines);
         const bool ok = m.forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t start) {
             if (c.head.enqueueId != 0) {
                 const auto it = m.copies.find(c.head.enqueueId);
@@ -321,12 +323,13 @@ bool HsaTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& e
                 else if (it->second.status < 0) ++m.stats.failedCopies;
                 else ++m.stats.copies;
             }
-            text += m.timestampLine(c, start);
-            text += '\n';
+            out.text() += m.timestampLine(c, start);
+            out.text() += '\n';
+            out.maybeFlush();
         });
-        if (!ok || !sink(text)) return false;
+        if (!ok) return false;
     }
-    return true;
+    return out.flush();
 }
 
 bool HsaTraceBuilder::writeKernelSection(const TextSink& sink, std::string&) {

@@ -24,7 +24,6 @@ using record::ObjectType;
 using record::RecordKind;
 using record::RecordView;
 
-constexpr size_t kFlushBytes = size_t{1} << 20;
 constexpr uint64_t kClDeviceTypeCpu = uint64_t{1} << 1;
 constexpr std::string_view kEventInfoApi = "clGetEventInfo";
 constexpr std::string_view kUnknownDevice = "Unknown_Device";
@@ -250,27 +249,6 @@ struct EnqueueSample {
     uint64_t enqueueId;
 };
 
-// Collects text and hands it to the sink in large pieces; remembers a sink failure.
-class Batcher {
-public:
-    explicit Batcher(const TextSink& sink) : m_sink(sink) { m_text.reserve(kFlushBytes + 4096); }
-    std::string& text() { return m_text; }
-    void maybeFlush() {
-        if (m_text.size() >= kFlushBytes) flush();
-    }
-    bool flush() {
-        if (m_ok && !m_text.empty()) m_ok = m_sink(m_text);
-        m_text.clear();
-        return m_ok;
-    }
-    bool ok() const { return m_ok; }
-
-private:
-    const TextSink& m_sink;
-    std::string m_text;
-    bool m_ok = true;
-};
-
 }  // namespace
 
 // ---- builder -------------------------------------------------------------------------------
@@ -432,7 +410,7 @@ bool OclTraceBuilder::Impl::applyLimit(std::string& error) {
 bool OclTraceBuilder::Impl::writeSection(
     SectionKind kind, const TextSink& sink, std::string& error,
     const std::function<void(const Line&, std::string&)>& format) {
-    Batcher out(sink);
+    TextBatcher out(sink);
     out.text().append(sectionLine(kind));
     for (ThreadEntry& thread : threads) {
         if (thread.kept == 0) continue;

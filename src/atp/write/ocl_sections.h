@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "atp/write/call_sites.h"
+#include "atp/write/text_batcher.h"
 #include "record/api_record.h"
 #include "record/record_format.h"
 
@@ -73,9 +74,6 @@ struct OclTraceStats {
 // false wants no more records of the thread: the replay may stop there (and succeed).
 using RecordVisit = std::function<bool(const record::RecordView&)>;
 using RecordReplay = std::function<bool(const RecordVisit& visit, std::string& error)>;
-
-// Receives the section text in pieces; false stops the writing (the sink keeps the reason).
-using TextSink = std::function<bool(std::string_view text)>;
 
 // Use: addThread() for every thread in output order, prepare(), then the two write calls.
 //
