@@ -236,9 +236,9 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
 }
 
 void RecordWriter::stage(ThreadLog& log, const unsigned char* p, size_t n, uint32_t records) {
-    // One write per batch instead of one per chunk: a write of a chunk's block (about 6 KB of
-    // marker pairs) costs the writer 6.5 ns a pair in the kernel, a 256 KiB one 2 ns
-    // (docs/performance.md#writing-the-output). Small memory caps stage less.
+    // One write per batch instead of one per chunk: writing each chunk's block (about 6 KB of
+    // marker pairs) costs the writer about 6 ns a pair in the kernel, 256 KiB batches about
+    // 1.5 ns (docs/performance.md#writing-the-output). Small memory caps stage less.
     constexpr size_t kBatchBytes = size_t{256} << 10;
     const size_t batch = std::min(kBatchBytes, m_o.maxMemoryBytes / 16);
     if (m_s.staged.capacity() < batch) m_s.staged.reserve(batch);
