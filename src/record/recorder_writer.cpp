@@ -231,7 +231,12 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
         stage(log, block.data(), block.size(), records);
         return;
     }
-    w.memory.append(reinterpret_cast<const char*>(block.data()), block.size());
+    keepInMemory(w, block.data(), block.size(), records);
+}
+
+void RecordWriter::keepInMemory(ThreadLog::WriterSide& w, const unsigned char* p, size_t n,
+                                uint32_t records) {
+    w.memory.append(reinterpret_cast<const char*>(p), n);
     w.memoryRecords += records;
 }
 
@@ -256,8 +261,7 @@ void RecordWriter::writeStaged() {
         if (written) {
             w.fileRecords += b.records;
         } else {
-            w.memory.append(reinterpret_cast<const char*>(p), b.bytes);
-            w.memoryRecords += b.records;
+            keepInMemory(w, p, b.bytes, b.records);
         }
         p += b.bytes;
     }

@@ -56,6 +56,10 @@ private:
     // (packed_block.h) and writes it out, or keeps it in memory.
     void flushSpan(ThreadLog& log, Chunk& c, uint32_t end);
 
+    // Keeps a thread's packed block in memory (cached mode, or a block the file did not take).
+    static void keepInMemory(ThreadLog::WriterSide& w, const unsigned char* p, size_t n,
+                             uint32_t records);
+
     // Timeout mode: adds a packed block of `log` to the blocks staged for the fragment file,
     // and writes them once they reach the batch size.
     void stage(ThreadLog& log, const unsigned char* p, size_t n, uint32_t records);

@@ -130,6 +130,11 @@ struct HsaTraceBuilder::Impl {
     }
     bool forEachCall(Thread& t, std::string& error,
                      const std::function<void(const record::ApiCallView&, uint64_t)>& f);
+    // One pass of a per-thread section: its section line, then each thread's header and the
+    // lines `append` adds for its kept calls, handed to `sink` in pieces (text_batcher.h).
+    using AppendLine = std::function<void(const record::ApiCallView&, uint64_t, std::string&)>;
+    bool writeSection(SectionKind kind, const TextSink& sink, std::string& error,
+                      const AppendLine& append);
     std::string timestampLine(const record::ApiCallView& call, uint64_t start);
 };
 
@@ -181,6 +186,23 @@ bool HsaTraceBuilder::Impl::forEachCall(
             return true;
         },
         error);
+}
+
+bool HsaTraceBuilder::Impl::writeSection(SectionKind kind, const TextSink& sink, std::string& error,
+                                         const AppendLine& append) {
+    TextBatcher out(sink);
+    out.text() = sectionLine(kind);
+    tiesSeen = 0;
+    for (Thread& t : threads) {
+        if (t.lines == 0) continue;
+        appendThreadHeader(out.text(), t.tid, t.lines);
+        const bool ok = forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t start) {
+            append(c, start, out.text());
+            out.maybeFlush();
+        });
+        if (!ok) return false;
+    }
+    return out.flush();
 }
 
 std::string HsaTraceBuilder::Impl::timestampLine(const record::ApiCallView& call, uint64_t start) {
@@ -268,73 +290,47 @@ bool HsaTraceBuilder::hasDispatches() const { return !m_impl->dispatches.empty()
 
 bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) {
     Impl& m = *m_impl;
-    TextBatcher out(sink);
-    out.text() = sectionLine(SectionKind::HsaApiTrace);
-    m.tiesSeen = 0;
-    for (Thread& t : m.threads) {
-        if (t.lines == 0) continue;
-        appendThreadHeader(out.text(), t.tid, t.lines);
-        std::string line, why;
-        const bool ok = m.forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t) {
-            if (!formatHsaApiLine(c, m.agents, line, why)) line = "<" + why + ">";
-            out.text() += line;
-            out.text() += '\n';
-            out.maybeFlush();
-        });
-        if (!ok) return false;
-    }
-    return out.flush();
+    std::string line, why;
+    return m.writeSection(SectionKind::HsaApiTrace, sink, error,
+                          [&](const record::ApiCallView& c, uint64_t, std::string& text) {
+                              if (!formatHsaApiLine(c, m.agents, line, why)) line = "<" + why + ">";
+                              text += line;
+                              text += '\n';
+                          });
 }
 
 bool HsaTraceBuilder::writeStackSection(const TextSink& sink, CallSiteWriter& sites,
                                         std::string& error) {
-    Impl& m = *m_impl;
-    TextBatcher out(sink);
-    out.text() = sectionLine(SectionKind::HsaStackTrace);
-    m.tiesSeen = 0;
-    for (Thread& t : m.threads) {
-        if (t.lines == 0) continue;
-        appendThreadHeader(out.text(), t.tid, t.lines);
-        const bool ok = m.forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t) {
+    return m_impl->writeSection(
+        SectionKind::HsaStackTrace, sink, error,
+        [&](const record::ApiCallView& c, uint64_t, std::string& text) {
             const HsaApiSpec* api = hsaApiBySlot(c.head.slot);
             const int id = static_cast<int32_t>(c.head.apiId);
-            sites.appendLine(out.text(),
-                             api != nullptr ? api->name : std::string(hsaApiTypeName(id)), c);
-            out.maybeFlush();
+            sites.appendLine(text, api != nullptr ? api->name : std::string(hsaApiTypeName(id)), c);
         });
-        if (!ok) return false;
-    }
-    return out.flush();
 }
 
 bool HsaTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& error) {
     Impl& m = *m_impl;
-    TextBatcher out(sink);
-    out.text() = sectionLine(SectionKind::HsaTimestamp);
-    m.tiesSeen = 0;
     m.stats.copies = m.stats.missingCopyTimes = m.stats.failedCopies = 0;
-    for (Thread& t : m.threads) {
-        if (t.lines == 0) continue;
-        appendThreadHeader(out.text(), t.tid, t.lines);
-        const bool ok = m.forEachCall(t, error, [&](const record::ApiCallView& c, uint64_t start) {
-            if (c.head.enqueueId != 0) {
-                const auto it = m.copies.find(c.head.enqueueId);
-                if (it == m.copies.end()) ++m.stats.missingCopyTimes;
-                else if (it->second.status < 0) ++m.stats.failedCopies;
-                else ++m.stats.copies;
-            }
-            out.text() += m.timestampLine(c, start);
-            out.text() += '\n';
-            out.maybeFlush();
-        });
-        if (!ok) return false;
-    }
-    return out.flush();
+    return m.writeSection(SectionKind::HsaTimestamp, sink, error,
+                          [&](const record::ApiCallView& c, uint64_t start, std::string& text) {
+                              if (c.head.enqueueId != 0) {
+                                  const auto it = m.copies.find(c.head.enqueueId);
+                                  if (it == m.copies.end()) ++m.stats.missingCopyTimes;
+                                  else if (it->second.status < 0) ++m.stats.failedCopies;
+                                  else ++m.stats.copies;
+                              }
+                              text += m.timestampLine(c, start);
+                              text += '\n';
+                          });
 }
 
 bool HsaTraceBuilder::writeKernelSection(const TextSink& sink, std::string&) {
     Impl& m = *m_impl;
-    std::string text = sectionLine(SectionKind::HsaKernelTimestamp);
+    TextBatcher out(sink);
+    std::string& text = out.text();
+    text = sectionLine(SectionKind::HsaKernelTimestamp);
     text += std::to_string(m.dispatches.size()) + "\n";
     for (const record::HsaDispatchPayload& d : m.dispatches) {
         uint64_t kernelObject = 0;
@@ -356,12 +352,10 @@ bool HsaTraceBuilder::writeKernelSection(const TextSink& sink, std::string&) {
         pad(text, std::to_string(d.packetId), 21);
         text += packetContents(d.packet);
         text += '\n';
-        if (text.size() > (1u << 16)) {
-            if (!sink(text)) return false;
-            text.clear();
-        }
+        out.maybeFlush();
+        if (!out.ok()) return false;
     }
-    return sink(text);
+    return out.flush();
 }
 
 const HsaTraceStats& HsaTraceBuilder::stats() const { return m_impl->stats; }
