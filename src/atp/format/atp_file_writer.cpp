@@ -30,6 +30,14 @@ bool AtpFileWriter::write(std::string_view text) {
     return true;
 }
 
+bool AtpFileWriter::copyFrom(int in, const std::string& inPath, uint64_t offset, uint64_t n) {
+    if (m_fd < 0 || failed()) return false;
+    if (const int err = m_writes.copyFrom(in, offset, n)) {
+        return fail("copy " + inPath + " into", m_tempPath, err);
+    }
+    return true;
+}
+
 bool AtpFileWriter::commit() {
     if (m_fd < 0 || failed()) return false;
     if (const int err = m_writes.flush()) return fail("write", m_tempPath, err);

@@ -24,6 +24,9 @@ public:
 
     bool open(const std::string& path);
     bool write(std::string_view text);
+    // Appends the `n` bytes at `offset` of the open file `in` (named `inPath` in an error), as
+    // BatchedWrites::copyFrom does: inside the kernel where it can.
+    bool copyFrom(int in, const std::string& inPath, uint64_t offset, uint64_t n);
     // Flushes, syncs to disk (the caller may delete the inputs next), closes and renames.
     bool commit();
     // Closes and removes the temporary file (no effect after commit()).

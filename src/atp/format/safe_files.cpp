@@ -9,9 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <string>
 
 namespace perfmarker::atp {
 namespace {
@@ -116,6 +118,45 @@ int BatchedWrites::flush() {
     if (const int err = appendAll(m_fd, m_written, m_buffer.data(), m_buffer.size())) return err;
     m_written += m_buffer.size();
     m_buffer.clear();
+    return 0;
+}
+
+int BatchedWrites::copyFrom(int in, uint64_t offset, uint64_t n) {
+    if (const int err = flush()) return err;
+    if (n >= kReserveFrom && reservingPays(m_fd)) {
+        (void)fallocate(m_fd, 0, static_cast<off_t>(m_written), static_cast<off_t>(n));
+    }
+    auto from = static_cast<off_t>(offset);
+    bool inKernel = true;
+    while (n > 0 && inKernel) {
+        const ssize_t copied = copy_file_range(in, &from, m_fd, nullptr, n, 0);
+        if (copied < 0 && errno == EINTR) continue;
+        if (copied < 0 &&
+            (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
+            inKernel = false;  // another filesystem, or one that cannot: the bytes through here
+        } else if (copied < 0) {
+            return errno;
+        } else if (copied == 0) {
+            return ENODATA;
+        } else {
+            m_written += static_cast<uint64_t>(copied);
+            n -= static_cast<uint64_t>(copied);
+        }
+    }
+    std::string piece;
+    while (n > 0) {
+        piece.resize(static_cast<size_t>(std::min<uint64_t>(n, kBatchBytes)));
+        const ssize_t got = pread(in, piece.data(), piece.size(), from);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return errno;
+        if (got == 0) return ENODATA;
+        if (const int err = appendAll(m_fd, m_written, piece.data(), static_cast<size_t>(got))) {
+            return err;
+        }
+        from += got;
+        m_written += static_cast<uint64_t>(got);
+        n -= static_cast<uint64_t>(got);
+    }
     return 0;
 }
 

@@ -45,6 +45,10 @@ public:
     int write(std::string_view text);
     // Writes what is buffered: 0, or the errno.
     int flush();
+    // Appends the `n` bytes of the file `in` at `offset`, after what is buffered: copied inside
+    // the kernel (copy_file_range) where it can, else read and written 1 MiB at a time. 0, or
+    // the errno (ENODATA when `in` ends before them).
+    int copyFrom(int in, uint64_t offset, uint64_t n);
     // The bytes written so far, buffered ones included.
     uint64_t size() const { return m_written + m_buffer.size(); }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "atp/format/finished_receipt.h"
 #include "atp/format/perfmarker_section.h"
 
 namespace perfmarker::atp {
@@ -66,11 +67,18 @@ public:
 
 }  // namespace
 
-bool checkFinishedMarkerFile(const std::string& path, uint64_t& threads, std::string& problem) {
+bool checkFinishedMarkerFile(const std::string& path, FinishedMarkerFile& file,
+                             std::string& problem) {
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         problem = path + ": cannot open: " + std::strerror(errno);
         return false;
+    }
+    FinishedReceipt receipt;
+    if (readFinishedReceipt(fd, receipt)) {
+        close(fd);
+        file = FinishedMarkerFile{receipt.threads, true};
+        return true;
     }
     ThreadCounter counter;
     PerfmarkerSectionParser parser(counter);
@@ -100,7 +108,7 @@ bool checkFinishedMarkerFile(const std::string& path, uint64_t& threads, std::st
     if (error.empty() && !read) error = std::to_string(number + 1) + ": read error";
     if (error.empty()) parser.finish(number + 1, error);
     if (error.rfind("line ", 0) == 0) error.erase(0, 5);  // the parser's "line N: ..."
-    threads = counter.threads;
+    file = FinishedMarkerFile{counter.threads, false};
     if (error.empty()) return true;
     problem = path + ":" + error;
     return false;
@@ -111,6 +119,14 @@ bool copyFinishedMarkerLines(const std::string& path, AtpFileWriter& out, std::s
     if (fd < 0) {
         error = path + ": cannot open: " + std::strerror(errno);
         return false;
+    }
+    FinishedReceipt receipt;
+    if (readFinishedReceipt(fd, receipt)) {
+        // Our finalize wrote the section line, then only thread blocks: no line to leave out.
+        const bool copied =
+            out.copyFrom(fd, path, receipt.bodyOffset, receipt.size - receipt.bodyOffset);
+        close(fd);
+        return copied;
     }
     // Kept lines that lie one after the other in the block, '\n' included, go out in one write.
     const char* runStart = nullptr;

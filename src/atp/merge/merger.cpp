@@ -67,7 +67,7 @@ struct MarkerSource {
     std::vector<MarkerThread> threads;
     std::string finished;  // path; empty when fragments are used or there is no file
     uint64_t finishedBytes = 0;
-    uint64_t finishedThreads = 0;
+    FinishedMarkerFile finishedFile;
     bool finishedUsable = false;
 };
 
@@ -371,7 +371,7 @@ bool Merger::countMarkerThreads(MarkerSource& source, std::string& error) {
 void Merger::checkFinishedFile(MarkerSource& source) {
     if (source.finished.empty()) return;
     std::string problem;
-    const bool ok = checkFinishedMarkerFile(source.finished, source.finishedThreads, problem);
+    const bool ok = checkFinishedMarkerFile(source.finished, source.finishedFile, problem);
     advance(source.finishedBytes);
     if (!ok) {
         m_result.kept.push_back(source.finished);
@@ -383,7 +383,7 @@ void Merger::checkFinishedFile(MarkerSource& source) {
 
 bool Merger::hasMarkers() const {
     for (const MarkerSource& source : m_markers) {
-        if (source.finishedUsable && source.finishedThreads > 0) return true;
+        if (source.finishedUsable && source.finishedFile.threads > 0) return true;
         for (const MarkerThread& t : source.threads) {
             if (t.count > 0) return true;
         }
@@ -438,7 +438,7 @@ bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std:
 // "ProfilerVersion=" lines and CR line ends.
 bool Merger::copyFinishedFile(const MarkerSource& source, AtpFileWriter& out, std::string& error) {
     if (!copyFinishedMarkerLines(source.finished, out, error)) return false;
-    m_result.markerThreads += source.finishedThreads;
+    m_result.markerThreads += source.finishedFile.threads;
     advance(source.finishedBytes);
     return true;
 }

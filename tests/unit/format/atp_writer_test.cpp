@@ -351,5 +351,97 @@ TEST(AppendAll, ReportsAFileSizeLimit) {
     EXPECT_EQ(st.st_size, static_cast<off_t>(kLimit));
 }
 
+// A file of `size` bytes whose byte i is 'a' + i % 23.
+std::string patterned(size_t size) {
+    std::string bytes(size, '\0');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>('a' + i % 23);
+    return bytes;
+}
+
+// A range of another file lands after what was buffered, and size() counts it; a range the
+// source does not hold is ENODATA, and nothing is copied past the source's end.
+TEST(BatchedWrites, CopiesARangeOfAnotherFileAfterTheBufferedBytes) {
+    TempDir dir;
+    const std::string source = patterned((size_t{3} << 20) + 77);
+    writeFile(dir.file("in"), source);
+    const int in = open(dir.file("in").c_str(), O_RDONLY);
+    ASSERT_GE(in, 0);
+    const int fd = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(fd, 0);
+    BatchedWrites writes(fd);
+    ASSERT_EQ(writes.write("head\n"), 0);
+    ASSERT_EQ(writes.copyFrom(in, 5, source.size() - 5), 0);
+    EXPECT_EQ(writes.size(), source.size());
+    ASSERT_EQ(writes.write("tail\n"), 0);
+    EXPECT_EQ(writes.copyFrom(in, source.size() - 3, 10), ENODATA);
+    ASSERT_EQ(writes.flush(), 0);
+    close(in);
+    ASSERT_EQ(close(fd), 0);
+    const std::string written = readFile(dir.file("out"));
+    const std::string expected =
+        "head\n" + source.substr(5) + "tail\n" + source.substr(source.size() - 3);
+    EXPECT_EQ(written.size(), expected.size());
+    EXPECT_TRUE(written == expected);
+}
+
+// Where the kernel cannot copy between the two files (another filesystem, here /dev/shm), the
+// bytes go through the process and come out the same.
+TEST(BatchedWrites, CopiesAcrossFilesystems) {
+    struct stat shm {};
+    struct stat tmp {};
+    TempDir dir;
+    if (stat("/dev/shm", &shm) != 0 || stat(dir.path().c_str(), &tmp) != 0 ||
+        shm.st_dev == tmp.st_dev) {
+        GTEST_SKIP() << "no /dev/shm on another filesystem than " << dir.path();
+    }
+    const std::string inPath = "/dev/shm/perfmarker-copy-" + std::to_string(getpid());
+    const std::string source = patterned((size_t{2} << 20) + 5);
+    writeFile(inPath, source);
+    const int in = open(inPath.c_str(), O_RDONLY);
+    unlink(inPath.c_str());
+    ASSERT_GE(in, 0);
+    const int fd = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(fd, 0);
+    BatchedWrites writes(fd);
+    EXPECT_EQ(writes.copyFrom(in, 1, source.size() - 1), 0);
+    EXPECT_EQ(writes.copyFrom(in, source.size(), 1), ENODATA);
+    close(in);
+    ASSERT_EQ(close(fd), 0);
+    const std::string written = readFile(dir.file("out"));
+    EXPECT_EQ(written.size(), source.size() - 1);
+    EXPECT_TRUE(written == source.substr(1));
+}
+
+// A source that cannot be read from an offset, or a target that cannot be written, is the
+// errno; through AtpFileWriter, an error that names both files.
+TEST(BatchedWrites, ReturnsTheErrnoOfAFailedCopy) {
+    TempDir dir;
+    int pipeFds[2];
+    ASSERT_EQ(pipe(pipeFds), 0);
+    ASSERT_EQ(write(pipeFds[1], "abc", 3), 3);
+    const int fd = createNewFile(dir.file("out"), 0600);
+    ASSERT_GE(fd, 0);
+    BatchedWrites writes(fd);
+    EXPECT_EQ(writes.copyFrom(pipeFds[0], 0, 3), ESPIPE);
+    close(fd);
+    writeFile(dir.file("in"), "abc");
+    const int in = open(dir.file("in").c_str(), O_RDONLY);
+    ASSERT_GE(in, 0);
+    const int readOnly = emptyReadOnlyFile(dir.file("ro"));
+    ASSERT_GE(readOnly, 0);
+    BatchedWrites cannotWrite(readOnly);
+    EXPECT_EQ(cannotWrite.copyFrom(in, 0, 3), EBADF);
+    close(readOnly);
+    AtpFileWriter w;
+    ASSERT_TRUE(w.open(dir.file("out.atp")));
+    EXPECT_FALSE(w.copyFrom(pipeFds[0], "the pipe", 0, 3));
+    EXPECT_THAT(w.error(), HasSubstr("cannot copy the pipe into " + dir.file("out.atp") + ".tmp."));
+    EXPECT_THAT(w.error(), HasSubstr("Illegal seek"));
+    EXPECT_FALSE(fs::exists(dir.file("out.atp")));
+    close(in);
+    close(pipeFds[0]);
+    close(pipeFds[1]);
+}
+
 }  // namespace
 }  // namespace perfmarker::atp

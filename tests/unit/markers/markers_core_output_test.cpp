@@ -3,16 +3,21 @@
 // markers_core_support.h.
 #include "markers_core_support.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "atp/format/finished_receipt.h"
 #include "record/clock.h"
 
 namespace perfmarker::markers {
@@ -301,6 +306,42 @@ TEST_P(CoreTest, CachedAndTimeoutModesWriteTheSameContent) {
     ASSERT_EQ(byMode[0].size(), 2u);
     EXPECT_EQ(byMode[0][0].size(), 2u * 300 + 2u * 60);
     EXPECT_EQ(byMode[0], byMode[1]);
+}
+
+// The finished file carries its receipt (atp/format/finished_receipt.h): its size, its thread
+// blocks (threads with markers only) and where they start, which is what the merge copies.
+TEST_P(CoreTest, TheFinishedFileCarriesAReceiptOfItsBlocks) {
+    MarkerCore core(flavor(), fakeLookup);
+    ASSERT_EQ(core.initialize(), kSuccess);
+    ASSERT_EQ(core.begin("main", "g", nullptr), kSuccess);
+    ASSERT_EQ(core.end(), kSuccess);
+    std::thread other([&core] {
+        for (int i = 0; i < 1000; ++i) {
+            core.begin("other", nullptr, nullptr);
+            core.end();
+        }
+    });
+    other.join();
+    std::thread([] {}).join();  // a thread without markers has no block
+    ASSERT_EQ(core.finalize(), kSuccess);
+    const int fd = open(outFile().c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    atp::FinishedReceipt receipt;
+    const bool found = atp::readFinishedReceipt(fd, receipt);
+    const int probe = fsetxattr(fd, "user.perfmarker.probe", "1", 1, 0) == 0 ? 0 : errno;
+    close(fd);
+    if (!found && (probe == ENOTSUP || probe == EPERM)) {
+        GTEST_SKIP() << "no user attributes in " << dir();
+    }
+    ASSERT_TRUE(found);
+    std::ifstream in(outFile(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(receipt.size, bytes.size());
+    EXPECT_EQ(receipt.threads, 2u);
+    EXPECT_EQ(receipt.bodyOffset, atp::kPerfmarkerSectionLine.size() + 1);
+    EXPECT_EQ(bytes.substr(0, receipt.bodyOffset), std::string(atp::kPerfmarkerSectionLine) + "\n");
+    EXPECT_EQ(bytes.substr(receipt.bodyOffset, std::to_string(currentTid()).size() + 3),
+              std::to_string(currentTid()) + "\n2\n");
 }
 
 TEST_P(CoreTest, CachedModeWritesNoFragments) {
