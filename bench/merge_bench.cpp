@@ -7,6 +7,8 @@
 //   MergeProcessSym  the same calls, each with a call site (docs/call-sites.md) from one of four
 //                    places of this program, symbolized with its debug information as the
 //                    launcher does after `perfmarker trace --sym`
+//   MergeHsa         the HSA agent's fragments: calls of four APIs (a signal load, a store, a
+//                    wait with enums, a pool allocation with a status), one thread
 //
 //   merge_bench [gbench flags]
 #include <benchmark/benchmark.h>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "api/hsa_api.h"
 #include "atp/format/module_lines.h"
 #include "atp/merge/merger.h"
 #include "atp/symbols/call_site_lines.h"
@@ -138,6 +141,65 @@ void mergeProcess(benchmark::State& state, bool sym) {
     state.counters["in_MB"] = static_cast<double>(input) / 1e6;
     state.counters["out_MB"] = static_cast<double>(output) / 1e6;
 }
+void writeHsaThread(const std::string& dir, uint64_t calls) {
+    struct Call {
+        const perfmarker::atp::HsaApiSpec* api;
+        std::vector<uint64_t> args;
+        uint64_t ret;
+    };
+    const auto spec = [](const char* name) { return perfmarker::atp::hsaApiByName(name); };
+    const std::vector<Call> kinds = {
+        {spec("hsa_signal_load_relaxed"), {0x7f0012340}, 1},
+        {spec("hsa_signal_store_screlease"), {0x7f0012340, 0}, 0},
+        {spec("hsa_signal_wait_scacquire"), {0x7f0012340, 2, 1, 0xffffffffffffffff, 0}, 0},
+        {spec("hsa_amd_memory_pool_allocate"), {0x9000, 1 << 20, 0, 0x7ffd0000}, 0}};
+    std::vector<Rec> records;
+    uint64_t serial = 0;
+    uint64_t t = 1000;
+    for (uint64_t i = 0; i < calls; ++i, t += 100) {
+        const Call& c = kinds[i % kinds.size()];
+        records.push_back(apiCall(t, t + 10, static_cast<uint32_t>(c.api->apiTypeId), c.args, c.ret,
+                                  0, {}, static_cast<uint16_t>(c.api->slot)));
+        if (records.size() >= 8192 || i + 1 == calls) {
+            writeFile(dir + "/" +
+                          perfmarker::record::fragmentFileName(kPid, serial++,
+                                                               std::string(kHsaFragmentTag)),
+                      fragmentBytes(kPid, 1, records));
+            records.clear();
+        }
+    }
+}
+
+void BM_MergeHsa(benchmark::State& state) {
+    const uint64_t calls = static_cast<uint64_t>(state.range(0));
+    char pattern[] = "/tmp/merge_bench.XXXXXX";
+    const std::string dir = mkdtemp(pattern);
+    writeHsaThread(dir, calls);
+    const uint64_t input = bytesIn(dir, ".frag");
+    MergeOptions options;
+    options.formatter = &defaultOclFormatter();
+    options.removeInputs = false;
+    options.note = [](const std::string&) {};
+    AtpHeader header;
+    header.application = "/usr/bin/app";
+    for (auto _ : state) {
+        MergeResult result;
+        std::string error;
+        if (!mergeProcess(dir, kPid, dir + "/out", header, options, result, error)) {
+            state.SkipWithError(error.c_str());
+            break;
+        }
+    }
+    const uint64_t output = bytesIn(dir, ".atp");
+    fs::remove_all(dir);
+    state.counters["ns_per_call"] = benchmark::Counter(
+        static_cast<double>(calls),
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    state.counters["in_MB"] = static_cast<double>(input) / 1e6;
+    state.counters["out_MB"] = static_cast<double>(output) / 1e6;
+}
+BENCHMARK(BM_MergeHsa)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_MergeProcess(benchmark::State& state) { mergeProcess(state, false); }
 void BM_MergeProcessSym(benchmark::State& state) { mergeProcess(state, true); }
 BENCHMARK(BM_MergeProcess)->Arg(200000)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,15 +1,14 @@
-// The text of HSA API-trace lines (see hsa_api_line.h).
+// The text of HSA API-trace lines (see hsa_api_line.h). Every piece is appended to the line in
+// place: the merge formats one line per recorded call (docs/performance.md, the HSA merge).
 #include "atp/write/hsa_api_line.h"
 
-#include <cstdio>
 #include <cstring>
 
+#include "atp/format/decimal.h"
 #include "atp/write/ocl_api_line.h"
 
 namespace perfmarker::atp {
 namespace {
-
-std::string decimal(uint64_t v) { return std::to_string(v); }
 
 int64_t signExtend(uint64_t v, unsigned bits) {
     if (bits >= 64) return static_cast<int64_t>(v);
@@ -18,12 +17,21 @@ int64_t signExtend(uint64_t v, unsigned bits) {
     return static_cast<int64_t>((v ^ sign) - sign);
 }
 
-std::string quoted(std::string_view s) {
+void appendSigned(std::string& out, int64_t v) {
+    if (v < 0) {
+        out += '-';
+        appendDecimal(out, ~static_cast<uint64_t>(v) + 1);
+    } else {
+        appendDecimal(out, static_cast<uint64_t>(v));
+    }
+}
+
+void appendQuoted(std::string& out, std::string_view s) {
     const size_t nul = s.find('\0');
     if (nul != std::string_view::npos) s = s.substr(0, nul);
     const bool cut = s.size() > 60;
     if (cut) s = s.substr(0, 60);
-    std::string out = "[\"";
+    out += "[\"";
     for (const char c : s) {
         if (c == '\n') {
             out += "\\n";
@@ -34,101 +42,167 @@ std::string quoted(std::string_view s) {
         }
     }
     out += cut ? "\"...]" : "\"]";
-    return out;
 }
 
-// A value of `kind` (not a pointer to one).
-std::string value(const HsaParam& p, uint64_t v, const HsaAgentNames& agents) {
-    switch (p.kind) {
-        case HsaKind::U8: return decimal(v & 0xff);
-        case HsaKind::U16: return decimal(v & 0xffff);
-        case HsaKind::U32: return decimal(v & 0xffffffffu);
-        case HsaKind::I8: return std::to_string(signExtend(v, 8));
-        case HsaKind::I16: return std::to_string(signExtend(v, 16));
-        case HsaKind::I32: return std::to_string(signExtend(v, 32));
-        case HsaKind::I64: return std::to_string(signExtend(v, 64));
-        case HsaKind::Bool: return (v & 0xff) != 0 ? "true" : "false";
-        case HsaKind::Status: {
-            const std::string_view n = hsaEnumName("hsa_status_t", signExtend(v, 32));
-            return n.empty() ? std::to_string(signExtend(v, 32)) : std::string(n);
-        }
-        case HsaKind::Enum: {
-            const std::string_view n = hsaEnumName(p.enumType, signExtend(v, 32));
-            return n.empty() ? std::to_string(signExtend(v, 32)) : std::string(n);
-        }
-        case HsaKind::Agent: {
-            const auto it = agents.find(v);
-            return "{handle=" + decimal(v) + ",name=" +
-                   (it == agents.end() ? std::string("<UnknownDeviceName>") : hsaEscapeName(it->second)) + "}";
-        }
-        case HsaKind::Signal:
-        case HsaKind::Handle: return "{" + decimal(v) + "}";
-        case HsaKind::Fn: return v == 0 ? "0" : hsaPointer(v);
-        case HsaKind::Ptr:
-        case HsaKind::Str:
-        case HsaKind::Queue:
-        case HsaKind::QueueOut: return hsaPointer(v);
-        default: return decimal(v);
+// The name of `value` in enum `type`, else its number.
+void appendEnum(std::string& out, std::string_view type, uint64_t v) {
+    const int64_t value = signExtend(v, 32);
+    const std::string_view name = hsaEnumName(type, value);
+    if (name.empty()) {
+        appendSigned(out, value);
+    } else {
+        out += name;
     }
 }
 
-std::string parameter(const HsaParam& p, size_t index, const record::ApiCallView& call,
-                      const HsaAgentNames& agents) {
+// A value of `kind` (not a pointer to one).
+void appendValue(std::string& out, const HsaParam& p, uint64_t v, const HsaAgentNames& agents) {
+    switch (p.kind) {
+        case HsaKind::U8: return appendDecimal(out, v & 0xff);
+        case HsaKind::U16: return appendDecimal(out, v & 0xffff);
+        case HsaKind::U32: return appendDecimal(out, v & 0xffffffffu);
+        case HsaKind::I8: return appendSigned(out, signExtend(v, 8));
+        case HsaKind::I16: return appendSigned(out, signExtend(v, 16));
+        case HsaKind::I32: return appendSigned(out, signExtend(v, 32));
+        case HsaKind::I64: return appendSigned(out, signExtend(v, 64));
+        case HsaKind::Bool: out += (v & 0xff) != 0 ? "true" : "false"; return;
+        case HsaKind::Status: return appendEnum(out, "hsa_status_t", v);
+        case HsaKind::Enum: return appendEnum(out, p.enumType, v);
+        case HsaKind::Agent: {
+            out += "{handle=";
+            appendDecimal(out, v);
+            out += ",name=";
+            const auto it = agents.find(v);
+            if (it == agents.end()) {
+                out += "<UnknownDeviceName>";
+            } else {
+                appendHsaEscapedName(out, it->second);
+            }
+            out += '}';
+            return;
+        }
+        case HsaKind::Signal:
+        case HsaKind::Handle:
+            out += '{';
+            appendDecimal(out, v);
+            out += '}';
+            return;
+        case HsaKind::Fn:
+            if (v == 0) {
+                out += '0';
+                return;
+            }
+            return appendOclHandle(out, v);
+        case HsaKind::Ptr:
+        case HsaKind::Str:
+        case HsaKind::Queue:
+        case HsaKind::QueueOut: return appendOclHandle(out, v);
+        default: return appendDecimal(out, v);
+    }
+}
+
+void appendParameter(std::string& out, const HsaParam& p, size_t index,
+                     const record::ApiCallView& call, const HsaAgentNames& agents) {
     const uint64_t raw = call.arg(index);
     record::CaptureEncoding encoding{};
     std::string_view bytes;
     const bool have = raw != 0 && call.captured(index, encoding, bytes);
     if (p.out) {
         uint64_t v = 0;
-        if (!have || bytes.size() < sizeof v) return hsaPointer(raw);
+        if (!have || bytes.size() < sizeof v) return appendOclHandle(out, raw);
         std::memcpy(&v, bytes.data(), sizeof v);
-        return "[" + value(p, v, agents) + "]";
+        out += '[';
+        appendValue(out, p, v, agents);
+        out += ']';
+        return;
     }
-    if (p.kind == HsaKind::Str && have) return quoted(bytes);
-    if (p.kind == HsaKind::Queue && have) return "[" + formatHsaQueue(bytes) + "]";
-    if (p.kind == HsaKind::QueueOut && have) return "[[" + formatHsaQueue(bytes) + "]]";
-    return value(p, raw, agents);
+    if (p.kind == HsaKind::Str && have) return appendQuoted(out, bytes);
+    if (p.kind == HsaKind::Queue && have) {
+        out += '[';
+        appendHsaQueue(out, bytes);
+        out += ']';
+        return;
+    }
+    if (p.kind == HsaKind::QueueOut && have) {
+        out += "[[";
+        appendHsaQueue(out, bytes);
+        out += "]]";
+        return;
+    }
+    appendValue(out, p, raw, agents);
 }
 
 }  // namespace
 
-std::string formatHsaQueue(std::string_view bytes) {
-    if (bytes.size() < kHsaQueueBytes) return "{}";
+void appendHsaQueue(std::string& out, std::string_view bytes) {
+    if (bytes.size() < kHsaQueueBytes) {
+        out += "{}";
+        return;
+    }
     const auto u32 = [&](size_t at) {
         uint32_t v;
         std::memcpy(&v, bytes.data() + at, sizeof v);
-        return decimal(v);
+        appendDecimal(out, v);
     };
     const auto u64 = [&](size_t at) {
         uint64_t v;
         std::memcpy(&v, bytes.data() + at, sizeof v);
-        return decimal(v);
+        appendDecimal(out, v);
     };
-    return "{" + u32(0) + "," + u32(4) + "," + u64(8) + ",{" + u64(16) + "}," + u32(24) + "," +
-           u32(28) + "," + u64(32) + "}";
+    out += '{';
+    u32(0);
+    out += ',';
+    u32(4);
+    out += ',';
+    u64(8);
+    out += ",{";
+    u64(16);
+    out += "},";
+    u32(24);
+    out += ',';
+    u32(28);
+    out += ',';
+    u64(32);
+    out += '}';
 }
 
-bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
-                      std::string& line, std::string& error) {
+std::string formatHsaQueue(std::string_view bytes) {
+    std::string out;
+    appendHsaQueue(out, bytes);
+    return out;
+}
+
+bool appendHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
+                      std::string& out, std::string& error) {
     const HsaApiSpec* api = hsaApiBySlot(call.head.slot);
     if (api == nullptr) {
         error = "unknown HSA table slot " + std::to_string(call.head.slot);
         return false;
     }
-    line.clear();
-    if (api->ret.kind != HsaKind::Void) line += value(api->ret, call.head.ret, agents) + " = ";
-    line += api->name + " ( ";
+    if (api->ret.kind != HsaKind::Void) {
+        appendValue(out, api->ret, call.head.ret, agents);
+        out += " = ";
+    }
+    out += api->name;
+    out += " ( ";
     for (size_t i = 0; i < api->params.size(); ++i) {
-        if (i > 0) line += ';';
-        line += api->params[i].name + "=" + parameter(api->params[i], i, call, agents);
+        if (i > 0) out += ';';
+        out += api->params[i].name;
+        out += '=';
+        appendParameter(out, api->params[i], i, call, agents);
     }
     // "name (  )" for an API without parameters, as docs/format.md#hsa-api-trace shows
-    line += " )";
+    out += " )";
     return true;
 }
 
-std::string hsaEscapeName(std::string_view raw) {
-    std::string out;
+bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
+                      std::string& line, std::string& error) {
+    line.clear();
+    return appendHsaApiLine(call, agents, line, error);
+}
+
+void appendHsaEscapedName(std::string& out, std::string_view raw) {
     for (const char c : raw) {
         switch (c) {
             case ' ': out += "&nbsp;"; break;
@@ -141,6 +215,11 @@ std::string hsaEscapeName(std::string_view raw) {
             default: out += c;
         }
     }
+}
+
+std::string hsaEscapeName(std::string_view raw) {
+    std::string out;
+    appendHsaEscapedName(out, raw);
     return out;
 }
 

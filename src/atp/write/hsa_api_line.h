@@ -17,6 +17,7 @@ namespace perfmarker::atp {
 // @24, reserved1 u32 @28, id u64 @32.
 inline constexpr size_t kHsaQueueBytes = 40;
 std::string formatHsaQueue(std::string_view bytes);
+void appendHsaQueue(std::string& out, std::string_view bytes);
 
 // Agent handle -> name, for `{handle=...,name=...}`.
 using HsaAgentNames = std::unordered_map<uint64_t, std::string>;
@@ -25,9 +26,13 @@ using HsaAgentNames = std::unordered_map<uint64_t, std::string>;
 // slot is unknown.
 bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
                       std::string& line, std::string& error);
+// The same line appended to `out` (nothing appended on failure): the merge writes it in place.
+bool appendHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
+                      std::string& out, std::string& error);
 
 // The HTML-escaped token of docs/format.md#conventions (space, comma, &, #, <, >, @).
 std::string hsaEscapeName(std::string_view raw);
+void appendHsaEscapedName(std::string& out, std::string_view raw);
 
 // "0x" + hex, lower case, as a pointer streams on Linux; "NULL" for 0.
 std::string hsaPointer(uint64_t value);

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "atp/format/atp_header.h"
+#include "atp/format/decimal.h"
 #include "api/hsa_api.h"
 #include "atp/write/hsa_api_line.h"
 #include "atp/format/perfmarker_section.h"
@@ -135,7 +136,8 @@ struct HsaTraceBuilder::Impl {
     using AppendLine = std::function<void(const record::ApiCallView&, uint64_t, std::string&)>;
     bool writeSection(SectionKind kind, const TextSink& sink, std::string& error,
                       const AppendLine& append);
-    std::string timestampLine(const record::ApiCallView& call, uint64_t start);
+    // The call's timestamp line, appended to `text` in place (without its line end).
+    void appendTimestampLine(std::string& text, const record::ApiCallView& call, uint64_t start);
 };
 
 void HsaTraceBuilder::Impl::collect(const RecordView& r, std::vector<uint64_t>& starts,
@@ -205,23 +207,42 @@ bool HsaTraceBuilder::Impl::writeSection(SectionKind kind, const TextSink& sink,
     return out.flush();
 }
 
-std::string HsaTraceBuilder::Impl::timestampLine(const record::ApiCallView& call, uint64_t start) {
+void HsaTraceBuilder::Impl::appendTimestampLine(std::string& text, const record::ApiCallView& call,
+                                                uint64_t start) {
+    // Each field is padded to its width when the next one starts: the last one is not, as the
+    // line ends without trailing spaces.
+    size_t fieldStart = text.size();
+    size_t width = 0;
+    const auto nextField = [&](size_t nextWidth) {
+        const size_t used = text.size() - fieldStart;
+        if (used < width) text.append(width - used, ' ');
+        fieldStart = text.size();
+        width = nextWidth;
+    };
     const HsaApiSpec* api = hsaApiBySlot(call.head.slot);
     const int id = static_cast<int32_t>(call.head.apiId);
-    std::string line;
-    pad(line, std::to_string(id), 5);
-    pad(line, api != nullptr ? api->name : std::string(hsaApiTypeName(id)), 45);
-    pad(line, std::to_string(start), 21);
-    pad(line, std::to_string(call.head.endTime), 21);
+    nextField(5);
+    if (id < 0) text += '-';
+    appendDecimal(text, static_cast<uint64_t>(id < 0 ? -static_cast<int64_t>(id) : id));
+    nextField(45);
+    if (api != nullptr) {
+        text += api->name;
+    } else {
+        text += hsaApiTypeName(id);
+    }
+    nextField(21);
+    appendDecimal(text, start);
+    nextField(21);
+    appendDecimal(text, call.head.endTime);
     if (call.head.enqueueId != 0) {
         const auto it = copies.find(call.head.enqueueId);
         if (it != copies.end() && it->second.status >= 0) {
-            pad(line, std::to_string(clock.toHost(it->second.start)), 21);
-            pad(line, std::to_string(clock.toHost(it->second.end)), 21);
+            nextField(21);
+            appendDecimal(text, clock.toHost(it->second.start));
+            nextField(21);
+            appendDecimal(text, clock.toHost(it->second.end));
         }
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    return line;
 }
 
 HsaTraceBuilder::HsaTraceBuilder(HsaTraceOptions options) : m_impl(std::make_unique<Impl>()) {
@@ -290,11 +311,14 @@ bool HsaTraceBuilder::hasDispatches() const { return !m_impl->dispatches.empty()
 
 bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) {
     Impl& m = *m_impl;
-    std::string line, why;
+    std::string why;
     return m.writeSection(SectionKind::HsaApiTrace, sink, error,
                           [&](const record::ApiCallView& c, uint64_t, std::string& text) {
-                              if (!formatHsaApiLine(c, m.agents, line, why)) line = "<" + why + ">";
-                              text += line;
+                              if (!appendHsaApiLine(c, m.agents, text, why)) {
+                                  text += '<';
+                                  text += why;
+                                  text += '>';
+                              }
                               text += '\n';
                           });
 }
@@ -321,7 +345,7 @@ bool HsaTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& e
                                   else if (it->second.status < 0) ++m.stats.failedCopies;
                                   else ++m.stats.copies;
                               }
-                              text += m.timestampLine(c, start);
+                              m.appendTimestampLine(text, c, start);
                               text += '\n';
                           });
 }

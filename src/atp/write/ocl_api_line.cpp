@@ -627,4 +627,6 @@ std::string oclHandleString(uint64_t value) {
     return out;
 }
 
+void appendOclHandle(std::string& out, uint64_t value) { appendHandle(out, value); }
+
 }  // namespace perfmarker::atp

@@ -59,5 +59,6 @@ std::string oclErrorName(int32_t code);
 // The handle form (docs/format.md#conventions) of a pointer-sized value on Linux: `NULL` for 0,
 // else lowercase hex with a 0x prefix.
 std::string oclHandleString(uint64_t value);
+void appendOclHandle(std::string& out, uint64_t value);
 
 }  // namespace perfmarker::atp
