@@ -75,6 +75,22 @@ TEST(HsaFormat, UnknownSlotIsAnError) {
     std::string text, error;
     EXPECT_FALSE(formatHsaApiLine(view, {}, text, error));
     EXPECT_EQ(error, "unknown HSA table slot 9999");
+    // Appending in place (the merge's way) leaves the text as it was.
+    text = "kept\n";
+    EXPECT_FALSE(appendHsaApiLine(view, {}, text, error));
+    EXPECT_EQ(text, "kept\n");
+}
+
+// The merge appends each line after the ones before; formatHsaApiLine starts a line afresh.
+TEST(HsaFormat, LinesAppendAfterTheTextBefore) {
+    record::ApiCallView view;
+    const std::string bytes = payload("hsa_signal_add_relaxed", 0, {5, static_cast<uint64_t>(-3)});
+    ASSERT_TRUE(record::decodeApiCall(bytes, view));
+    std::string text = "line one\n", error;
+    ASSERT_TRUE(appendHsaApiLine(view, {}, text, error)) << error;
+    EXPECT_EQ(text, "line one\nhsa_signal_add_relaxed ( signal={5};value=-3 )");
+    ASSERT_TRUE(formatHsaApiLine(view, {}, text, error)) << error;
+    EXPECT_EQ(text, "hsa_signal_add_relaxed ( signal={5};value=-3 )");
 }
 
 TEST(HsaFormat, KernelNames) {
