@@ -39,12 +39,16 @@ public:
 
 private:
     bool fail(const std::string& action, const std::string& path, int err);
+    // Starts the disk's writeback of what was written since the last call, once there is enough
+    // of it, so that commit()'s fsync waits only for the rest.
+    void startWriteback();
 
     int m_fd = -1;
     bool m_committed = false;
     std::string m_path;
     std::string m_tempPath;
     BatchedWrites m_writes;
+    uint64_t m_writebackFrom = 0;  // written before this offset: writeback started
     std::string m_error;
 };
 

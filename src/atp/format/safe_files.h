@@ -51,6 +51,8 @@ public:
     int copyFrom(int in, uint64_t offset, uint64_t n);
     // The bytes written so far, buffered ones included.
     uint64_t size() const { return m_written + m_buffer.size(); }
+    // The bytes in the file so far (not counting the buffered ones).
+    uint64_t flushed() const { return m_written; }
 
 private:
     int m_fd = -1;

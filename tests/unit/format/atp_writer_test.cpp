@@ -384,6 +384,28 @@ TEST(BatchedWrites, CopiesARangeOfAnotherFileAfterTheBufferedBytes) {
     EXPECT_TRUE(written == expected);
 }
 
+// AtpFileWriter copies in pieces (the disk's writeback starts behind each one): a range of
+// several pieces, not a multiple of one, after text still buffered, lands whole and in order.
+TEST(AtpFileWriter, CopiesALargeRangeInPieces) {
+    TempDir dir;
+    const std::string source = patterned((size_t{21} << 20) + 333);
+    writeFile(dir.file("in"), source);
+    const int in = open(dir.file("in").c_str(), O_RDONLY);
+    ASSERT_GE(in, 0);
+    AtpFileWriter w;
+    ASSERT_TRUE(w.open(dir.file("out.atp")));
+    ASSERT_TRUE(w.write("header\n"));
+    ASSERT_TRUE(w.copyFrom(in, dir.file("in"), 3, source.size() - 3)) << w.error();
+    ASSERT_TRUE(w.write(std::string(size_t{9} << 20, 'z')));  // past a writeback step by writes
+    EXPECT_EQ(w.bytesWritten(), 7 + source.size() - 3 + (size_t{9} << 20));
+    ASSERT_TRUE(w.commit()) << w.error();
+    close(in);
+    const std::string written = readFile(dir.file("out.atp"));
+    const std::string expected = "header\n" + source.substr(3) + std::string(size_t{9} << 20, 'z');
+    EXPECT_EQ(written.size(), expected.size());
+    EXPECT_TRUE(written == expected);
+}
+
 // Where the kernel cannot copy between the two files (another filesystem, here /dev/shm), the
 // bytes go through the process and come out the same.
 TEST(BatchedWrites, CopiesAcrossFilesystems) {
