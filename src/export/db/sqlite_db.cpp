@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 namespace perfmarker::exporter::db {
 
 SqliteStatement::~SqliteStatement() { finalize(); }
@@ -64,7 +66,11 @@ bool SqliteDb::exec(std::string_view sql) {
     if (failed() || m_db == nullptr) return false;
     const std::string statements(sql);
     const int code = sqlite3_exec(m_db, statements.c_str(), nullptr, nullptr, nullptr);
-    if (code != SQLITE_OK) fail("cannot run \"" + statements.substr(0, 40) + "...\"", code);
+    if (code != SQLITE_OK) {
+        // The statements' start, from their first word (a schema starts with a line end).
+        const size_t first = std::min(statements.find_first_not_of(" \t\r\n"), statements.size());
+        fail("cannot run \"" + statements.substr(first, 40) + "...\"", code);
+    }
     return code == SQLITE_OK;
 }
 

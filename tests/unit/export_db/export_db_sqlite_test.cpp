@@ -337,5 +337,17 @@ TEST(SqliteExport, AFailedExportLeavesNothing) {
     EXPECT_TRUE(scratch.entries().empty());
 }
 
+// A statement that fails is named from its first word, with SQLite's reason.
+TEST(SqliteExport, AFailedStatementIsNamedFromItsFirstWord) {
+    Scratch scratch;
+    SqliteDb db;
+    ASSERT_TRUE(db.open(scratch.file("run.db")));
+    EXPECT_FALSE(db.exec("\n  CREATE INDEX missing_name ON missing_table(name);"));
+    EXPECT_NE(db.error().find("cannot run \"CREATE INDEX missing_name ON missing_tab...\""),
+              std::string::npos)
+        << db.error();
+    EXPECT_NE(db.error().find("no such table"), std::string::npos) << db.error();
+}
+
 }  // namespace
 }  // namespace perfmarker::exporter::db::test
