@@ -102,27 +102,10 @@ uint64_t bytesIn(const std::string& dir, const std::string& suffix) {
     return total;
 }
 
-void mergeProcess(benchmark::State& state, bool sym) {
-    const uint64_t calls = static_cast<uint64_t>(state.range(0));
-    char pattern[] = "/tmp/merge_bench.XXXXXX";
-    const std::string dir = mkdtemp(pattern);
-    writeThread(dir, 1, calls / 2, sym);
-    writeThread(dir, 2, calls / 2, sym);
+// Merges the fragments of `dir` once per iteration, removes `dir`, and reports the counters.
+void mergeTimed(benchmark::State& state, const std::string& dir, uint64_t calls,
+                const MergeOptions& options) {
     const uint64_t input = bytesIn(dir, ".frag");
-    MergeOptions options;
-    if (sym) {
-        std::string modules;
-        appendModulesFileHeader(modules);
-        appendLoadedModules(modules);
-        writeFile(dir + "/" + std::to_string(kPid) + std::string(kModulesSuffix), modules);
-        options.callSites = [](const std::string& path) -> std::unique_ptr<CallSiteWriter> {
-            return std::make_unique<perfmarker::symbols::SymbolizingCallSites>(path);
-        };
-    }
-    options.formatter = &defaultOclFormatter();
-    options.removeInputs = false;
-    options.ocl.maxApiCalls = calls * 2;
-    options.note = [](const std::string&) {};
     AtpHeader header;
     header.application = "/usr/bin/app";
     for (auto _ : state) {
@@ -140,6 +123,29 @@ void mergeProcess(benchmark::State& state, bool sym) {
         benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
     state.counters["in_MB"] = static_cast<double>(input) / 1e6;
     state.counters["out_MB"] = static_cast<double>(output) / 1e6;
+}
+
+void mergeProcess(benchmark::State& state, bool sym) {
+    const uint64_t calls = static_cast<uint64_t>(state.range(0));
+    char pattern[] = "/tmp/merge_bench.XXXXXX";
+    const std::string dir = mkdtemp(pattern);
+    writeThread(dir, 1, calls / 2, sym);
+    writeThread(dir, 2, calls / 2, sym);
+    MergeOptions options;
+    if (sym) {
+        std::string modules;
+        appendModulesFileHeader(modules);
+        appendLoadedModules(modules);
+        writeFile(dir + "/" + std::to_string(kPid) + std::string(kModulesSuffix), modules);
+        options.callSites = [](const std::string& path) -> std::unique_ptr<CallSiteWriter> {
+            return std::make_unique<perfmarker::symbols::SymbolizingCallSites>(path);
+        };
+    }
+    options.formatter = &defaultOclFormatter();
+    options.removeInputs = false;
+    options.ocl.maxApiCalls = calls * 2;
+    options.note = [](const std::string&) {};
+    mergeTimed(state, dir, calls, options);
 }
 void writeHsaThread(const std::string& dir, uint64_t calls) {
     struct Call {
@@ -175,28 +181,11 @@ void BM_MergeHsa(benchmark::State& state) {
     char pattern[] = "/tmp/merge_bench.XXXXXX";
     const std::string dir = mkdtemp(pattern);
     writeHsaThread(dir, calls);
-    const uint64_t input = bytesIn(dir, ".frag");
     MergeOptions options;
     options.formatter = &defaultOclFormatter();
     options.removeInputs = false;
     options.note = [](const std::string&) {};
-    AtpHeader header;
-    header.application = "/usr/bin/app";
-    for (auto _ : state) {
-        MergeResult result;
-        std::string error;
-        if (!mergeProcess(dir, kPid, dir + "/out", header, options, result, error)) {
-            state.SkipWithError(error.c_str());
-            break;
-        }
-    }
-    const uint64_t output = bytesIn(dir, ".atp");
-    fs::remove_all(dir);
-    state.counters["ns_per_call"] = benchmark::Counter(
-        static_cast<double>(calls),
-        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-    state.counters["in_MB"] = static_cast<double>(input) / 1e6;
-    state.counters["out_MB"] = static_cast<double>(output) / 1e6;
+    mergeTimed(state, dir, calls, options);
 }
 BENCHMARK(BM_MergeHsa)->Arg(1000000)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -139,31 +139,26 @@ void appendHsaQueue(std::string& out, std::string_view bytes) {
         out += "{}";
         return;
     }
-    const auto u32 = [&](size_t at) {
-        uint32_t v;
-        std::memcpy(&v, bytes.data() + at, sizeof v);
-        appendDecimal(out, v);
+    // Each field: its offset and size, then what follows it.
+    struct Field {
+        size_t at;
+        size_t size;
+        const char* after;
     };
-    const auto u64 = [&](size_t at) {
-        uint64_t v;
-        std::memcpy(&v, bytes.data() + at, sizeof v);
-        appendDecimal(out, v);
-    };
+    static constexpr Field kFields[] = {{0, 4, ","},  {4, 4, ","},  {8, 8, ",{"}, {16, 8, "},"},
+                                        {24, 4, ","}, {28, 4, ","}, {32, 8, "}"}};
     out += '{';
-    u32(0);
-    out += ',';
-    u32(4);
-    out += ',';
-    u64(8);
-    out += ",{";
-    u64(16);
-    out += "},";
-    u32(24);
-    out += ',';
-    u32(28);
-    out += ',';
-    u64(32);
-    out += '}';
+    for (const Field& f : kFields) {
+        uint32_t v32 = 0;
+        uint64_t v64 = 0;
+        if (f.size == 4) {
+            std::memcpy(&v32, bytes.data() + f.at, sizeof v32);
+        } else {
+            std::memcpy(&v64, bytes.data() + f.at, sizeof v64);
+        }
+        appendDecimal(out, f.size == 4 ? v32 : v64);
+        out += f.after;
+    }
 }
 
 std::string formatHsaQueue(std::string_view bytes) {
