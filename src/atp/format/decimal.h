@@ -24,6 +24,13 @@ inline void appendDecimal(std::string& out, uint64_t value) {
     out.append(first, static_cast<size_t>(end - first));
 }
 
+// `value` in decimal, with a '-' when negative (INT64_MIN included).
+inline void appendSignedDecimal(std::string& out, int64_t value) {
+    if (value < 0) out.push_back('-');
+    appendDecimal(out,
+                  value < 0 ? ~static_cast<uint64_t>(value) + 1 : static_cast<uint64_t>(value));
+}
+
 // Writes numbers left-aligned into space-padded fields, keeping the digits above the last eight
 // of the number before: a thread's timestamps in ns share them for 0.1 s, and then only the
 // last eight are formatted (no division loop, no digit count).

@@ -17,15 +17,6 @@ int64_t signExtend(uint64_t v, unsigned bits) {
     return static_cast<int64_t>((v ^ sign) - sign);
 }
 
-void appendSigned(std::string& out, int64_t v) {
-    if (v < 0) {
-        out += '-';
-        appendDecimal(out, ~static_cast<uint64_t>(v) + 1);
-    } else {
-        appendDecimal(out, static_cast<uint64_t>(v));
-    }
-}
-
 void appendQuoted(std::string& out, std::string_view s) {
     const size_t nul = s.find('\0');
     if (nul != std::string_view::npos) s = s.substr(0, nul);
@@ -49,7 +40,7 @@ void appendEnum(std::string& out, std::string_view type, uint64_t v) {
     const int64_t value = signExtend(v, 32);
     const std::string_view name = hsaEnumName(type, value);
     if (name.empty()) {
-        appendSigned(out, value);
+        appendSignedDecimal(out, value);
     } else {
         out += name;
     }
@@ -61,10 +52,10 @@ void appendValue(std::string& out, const HsaParam& p, uint64_t v, const HsaAgent
         case HsaKind::U8: return appendDecimal(out, v & 0xff);
         case HsaKind::U16: return appendDecimal(out, v & 0xffff);
         case HsaKind::U32: return appendDecimal(out, v & 0xffffffffu);
-        case HsaKind::I8: return appendSigned(out, signExtend(v, 8));
-        case HsaKind::I16: return appendSigned(out, signExtend(v, 16));
-        case HsaKind::I32: return appendSigned(out, signExtend(v, 32));
-        case HsaKind::I64: return appendSigned(out, signExtend(v, 64));
+        case HsaKind::I8: return appendSignedDecimal(out, signExtend(v, 8));
+        case HsaKind::I16: return appendSignedDecimal(out, signExtend(v, 16));
+        case HsaKind::I32: return appendSignedDecimal(out, signExtend(v, 32));
+        case HsaKind::I64: return appendSignedDecimal(out, signExtend(v, 64));
         case HsaKind::Bool: out += (v & 0xff) != 0 ? "true" : "false"; return;
         case HsaKind::Status: return appendEnum(out, "hsa_status_t", v);
         case HsaKind::Enum: return appendEnum(out, p.enumType, v);

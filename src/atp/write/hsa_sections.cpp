@@ -222,8 +222,7 @@ void HsaTraceBuilder::Impl::appendTimestampLine(std::string& text, const record:
     const HsaApiSpec* api = hsaApiBySlot(call.head.slot);
     const int id = static_cast<int32_t>(call.head.apiId);
     nextField(5);
-    if (id < 0) text += '-';
-    appendDecimal(text, static_cast<uint64_t>(id < 0 ? -static_cast<int64_t>(id) : id));
+    appendSignedDecimal(text, id);
     nextField(45);
     if (api != nullptr) {
         text += api->name;

@@ -54,11 +54,6 @@ std::string decimalSigned(int64_t v) { return std::to_string(v); }
 
 // The common parameters are appended to the line in place: a string per parameter, and the
 // concatenations that joined them, were a third of the merge (docs/performance.md).
-void appendSigned(std::string& out, int64_t v) {
-    if (v < 0) out.push_back('-');
-    appendDecimal(out, v < 0 ? ~static_cast<uint64_t>(v) + 1 : static_cast<uint64_t>(v));
-}
-
 // "0x" and the hex digits of v (as printf's "0x%llX" / "0x%llx"), without printf's parsing:
 // handles are formatted for most lines of a trace.
 void appendHex(std::string& out, uint64_t v, bool upper) {
@@ -85,7 +80,7 @@ void appendHandle(std::string& out, uint64_t v) {
 void appendEnum(std::string& out, std::string_view group, int64_t value) {
     const std::string_view name = nameOf(group, value);
     if (name.empty()) {
-        appendSigned(out, value);
+        appendSignedDecimal(out, value);
     } else {
         out.append(name);
     }
@@ -102,7 +97,7 @@ void appendError(std::string& out, int32_t code) {
             }
         }
     }
-    appendSigned(out, code);
+    appendSignedDecimal(out, code);
 }
 
 std::string enumString(std::string_view group, int64_t value) {
@@ -288,7 +283,7 @@ bool LineBuilder::param(size_t i, std::string& out) {
             appendDecimal(out, v);
             return true;
         case ParamKind::Signed:
-            appendSigned(out, static_cast<int32_t>(v));
+            appendSignedDecimal(out, static_cast<int32_t>(v));
             return true;
         case ParamKind::Bool:
             out += boolString(v);

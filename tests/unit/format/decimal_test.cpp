@@ -50,6 +50,20 @@ TEST(Decimal, RandomValuesOfEveryLength) {
     }
 }
 
+// Signed values appended after text already there, as std::to_string writes them.
+TEST(Decimal, SignedValuesAtEveryEdge) {
+    std::vector<int64_t> values = {INT64_MIN, INT64_MIN + 1, INT64_MAX, -1, 0, 1};
+    for (const uint64_t value : edges()) {
+        values.push_back(static_cast<int64_t>(value));
+        values.push_back(-static_cast<int64_t>(value >> 1));
+    }
+    for (const int64_t value : values) {
+        std::string out = "x";
+        appendSignedDecimal(out, value);
+        EXPECT_EQ(out, "x" + std::to_string(value));
+    }
+}
+
 // What DecimalFieldWriter::put leaves in a field of spaces: its digits, then spaces.
 std::string putInField(DecimalFieldWriter& writer, uint64_t value) {
     std::string field(kMaxDecimalDigits + 4, ' ');
