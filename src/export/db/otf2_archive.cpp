@@ -4,6 +4,9 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <vector>
 
 namespace perfmarker::exporter::db {
 namespace {
@@ -24,10 +27,41 @@ static_assert(static_cast<int>(Otf2Type::String) == OTF2_TYPE_STRING);
 static_assert(kOtf2Undefined32 == OTF2_UNDEFINED_STRING);
 static_assert(kOtf2UndefinedTime == OTF2_UNDEFINED_TIMESTAMP);
 
-// Chunks of the event and definition buffers: one location is written at a time, so this is
+// Chunks of the event and definition buffers, and how many of them a writer's buffer may hold
+// before it is written out. The library's own pool is 128 MiB per writer: a long location held
+// that much until it filled (docs/otf2.md#memory). One location is written at a time, so this is
 // about all the memory the library holds.
 constexpr uint64_t kEventChunkBytes = uint64_t{1} << 20;
 constexpr uint64_t kDefinitionChunkBytes = uint64_t{4} << 20;
+constexpr size_t kChunksPerBuffer = 4;
+
+// The pool of one writer's buffer: its chunks, until the library frees them all (after it wrote
+// them out). A request past kChunksPerBuffer is refused, and the library then writes the buffer
+// out (the flush callback says so) and frees its chunks.
+struct ChunkPool {
+    std::vector<void*> chunks;
+};
+
+void* allocateChunk(void*, OTF2_FileType, OTF2_LocationRef, void** perBuffer, uint64_t size) {
+    auto* pool = static_cast<ChunkPool*>(*perBuffer);
+    if (pool == nullptr) *perBuffer = pool = new (std::nothrow) ChunkPool;
+    if (pool == nullptr || pool->chunks.size() >= kChunksPerBuffer) return nullptr;
+    void* chunk = std::malloc(size);
+    if (chunk != nullptr) pool->chunks.push_back(chunk);
+    return chunk;
+}
+
+void freeChunks(void*, OTF2_FileType, OTF2_LocationRef, void** perBuffer, bool final) {
+    auto* pool = static_cast<ChunkPool*>(*perBuffer);
+    if (pool == nullptr) return;
+    for (void* chunk : pool->chunks) std::free(chunk);
+    pool->chunks.clear();
+    if (final) {
+        delete pool;
+        *perBuffer = nullptr;
+    }
+}
+const OTF2_MemoryCallbacks kMemoryCallbacks = {allocateChunk, freeChunks};
 
 // A full buffer is written out. No post-flush callback: with one, the library would record a
 // BufferFlush event stamped with that callback's clock in the middle of our times.
@@ -92,6 +126,8 @@ bool Otf2Archive::open(const std::string& dir, const std::string& name,
                           kDefinitionChunkBytes, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (m_archive == nullptr) return check(OTF2_ERROR_FILE_INTERACTION, "create the archive");
     return check(OTF2_Archive_SetFlushCallbacks(m_archive, &kFlushCallbacks, nullptr),
+                 "set up the archive") &&
+           check(OTF2_Archive_SetMemoryCallbacks(m_archive, &kMemoryCallbacks, nullptr),
                  "set up the archive") &&
            check(OTF2_Archive_SetSerialCollectiveCallbacks(m_archive), "set up the archive") &&
            check(OTF2_Archive_SetCreator(m_archive, creator.c_str()), "set up the archive") &&

@@ -67,6 +67,8 @@ bool Otf2Exporter::ensureOpen() {
         return false;
     }
     defineAttributes();
+    m_intervals = std::make_unique<IntervalStore>(m_dir.path(), m_options.memoryBudget);
+    m_lanes = std::make_unique<IntervalStore>(m_dir.path(), m_options.memoryBudget);
     Otf2Archive& archive = *m_archive;
     m_rootNode = archive.addSystemTreeNode(
         {archive.string("perfmarker export"), archive.string("machine"), kOtf2Undefined32});
@@ -85,9 +87,10 @@ void Otf2Exporter::beginFile(std::string_view file) {
     m_host.clear();
     m_threads.clear();
     m_queues.clear();
+    m_firstCommand = UINT64_MAX;
+    m_lastCommand = 0;
     m_accelerators.clear();
-    m_values.clear();
-    ensureOpen();
+    if (ensureOpen()) m_intervals->clear();
 }
 
 void Otf2Exporter::onHeader(std::string_view key, std::string_view value,
@@ -156,23 +159,34 @@ uint32_t Otf2Exporter::region(RegionKind kind, std::string_view name, std::strin
 }
 
 void Otf2Exporter::number(Attribute attribute, uint64_t value) {
-    m_values.push_back({attribute, kAttributes[attribute].type, value});
+    m_intervals->attribute(attribute, static_cast<uint32_t>(kAttributes[attribute].type), value);
 }
 
 void Otf2Exporter::text(Attribute attribute, std::string_view value) {
-    m_values.push_back({attribute, Otf2Type::String, m_archive->string(value)});
+    m_intervals->attribute(attribute, static_cast<uint32_t>(Otf2Type::String),
+                           m_archive->string(value));
 }
 
-void Otf2Exporter::addInterval(std::vector<Interval>& to, uint64_t start, uint64_t end,
-                               uint32_t region, uint32_t rank, uint32_t firstAttribute) {
+// Locations in m_intervals are numbered in the order the file first names them.
+uint32_t Otf2Exporter::threadLocation(uint64_t tid) {
+    const auto next = static_cast<uint32_t>(m_threads.size() + m_queues.size());
+    return m_threads.try_emplace(tid, next).first->second;
+}
+
+uint32_t Otf2Exporter::queueLocation(QueueKey key) {
+    const auto next = static_cast<uint32_t>(m_threads.size() + m_queues.size());
+    return m_queues.try_emplace(std::move(key), next).first->second;
+}
+
+// An interval with the attributes given since the last one.
+void Otf2Exporter::addInterval(uint32_t location, uint64_t start, uint64_t end, uint32_t region,
+                               uint32_t rank) {
     Interval interval;
     interval.start = start;
     interval.end = end;
     interval.region = region;
     interval.rank = rank;
-    interval.firstAttribute = firstAttribute;
-    interval.attributeCount = static_cast<uint32_t>(m_values.size()) - firstAttribute;
-    to.push_back(interval);
+    m_intervals->add(location, interval);
 }
 
 // Calls and commands whose times are unknown or end before they start are left out and counted
@@ -181,12 +195,11 @@ void Otf2Exporter::onOclApiCall(const atp::OclApiCall& call) {
     if (!m_archive || !m_error.empty()) return;
     if (atp::hostTimes(call) == atp::Times::Known) {
         m_markers.noteTime(call.tid, call.end);
-        const auto first = static_cast<uint32_t>(m_values.size());
         if (!call.returnValue.empty()) text(kResult, call.returnValue);
         number(kCallIndex, call.index);
         if (call.consecutiveCalls > 1) number(kCalls, call.consecutiveCalls);
-        addInterval(m_threads[call.tid], call.start, call.end,
-                    region(RegionKind::OclApi, call.name), kOclCallRank, first);
+        addInterval(threadLocation(call.tid), call.start, call.end,
+                    region(RegionKind::OclApi, call.name), kOclCallRank);
         ++m_counts.apiCalls;
     } else {
         ++m_counts.callsLeftOut;
@@ -210,7 +223,6 @@ void Otf2Exporter::addOclCommand(const atp::OclApiCall& call) {
         id = region(kind == CommandClass::Memory ? RegionKind::Transfer : RegionKind::Command,
                     command.commandName);
     }
-    const auto first = static_cast<uint32_t>(m_values.size());
     text(kCommand, command.commandName);
     number(kQueue, command.queueId);
     number(kThread, call.tid);
@@ -223,8 +235,10 @@ void Otf2Exporter::addOclCommand(const atp::OclApiCall& call) {
     }
     if (command.queued != 0) number(kQueued, command.queued);  // 0: unknown, left out
     if (command.submit != 0) number(kSubmit, command.submit);
-    QueueKey key{kFamilyOcl, command.queueId, std::string(command.deviceName)};
-    addInterval(m_queues[std::move(key)], command.start, command.end, id, 0, first);
+    addInterval(queueLocation({kFamilyOcl, command.queueId, std::string(command.deviceName)}),
+                command.start, command.end, id);
+    m_firstCommand = std::min(m_firstCommand, command.start);
+    m_lastCommand = std::max(m_lastCommand, command.end);
     ++m_counts.commands;
 }
 
@@ -232,11 +246,10 @@ void Otf2Exporter::onHsaApiCall(const atp::HsaApiCall& call) {
     if (!m_archive || !m_error.empty()) return;
     if (atp::hostTimes(call) == atp::Times::Known) {
         m_markers.noteTime(call.tid, call.end);
-        const auto first = static_cast<uint32_t>(m_values.size());
         if (!call.returnValue.empty()) text(kResult, call.returnValue);
         number(kCallIndex, call.index);
-        addInterval(m_threads[call.tid], call.start, call.end,
-                    region(RegionKind::HsaApi, call.name), kHsaCallRank, first);
+        addInterval(threadLocation(call.tid), call.start, call.end,
+                    region(RegionKind::HsaApi, call.name), kHsaCallRank);
         ++m_counts.apiCalls;
     } else {
         ++m_counts.callsLeftOut;
@@ -246,11 +259,12 @@ void Otf2Exporter::onHsaApiCall(const atp::HsaApiCall& call) {
         ++m_counts.commandsLeftOut;
         return;
     }
-    const auto first = static_cast<uint32_t>(m_values.size());
     number(kThread, call.tid);
     number(kCallIndex, call.index);
-    addInterval(m_queues[QueueKey{kFamilyHsaCopies, 0, {}}], call.transferStart, call.transferEnd,
-                region(RegionKind::HsaTransfer, call.name), 0, first);
+    addInterval(queueLocation({kFamilyHsaCopies, 0, {}}), call.transferStart, call.transferEnd,
+                region(RegionKind::HsaTransfer, call.name));
+    m_firstCommand = std::min(m_firstCommand, call.transferStart);
+    m_lastCommand = std::max(m_lastCommand, call.transferEnd);
     ++m_counts.commands;
 }
 
@@ -260,38 +274,39 @@ void Otf2Exporter::onHsaKernelDispatch(const atp::HsaKernelDispatch& dispatch) {
         ++m_counts.commandsLeftOut;
         return;
     }
-    const auto first = static_cast<uint32_t>(m_values.size());
     text(kCommand, dispatch.packetType);
     if (dispatch.hasQueueIndex) number(kQueue, dispatch.queueIndex);
     if (!dispatch.kernelHandle.empty()) text(kKernelHandle, dispatch.kernelHandle);
-    addInterval(m_queues[QueueKey{kFamilyHsa, dispatch.queueIndex, dispatch.agentName}],
-                dispatch.start, dispatch.end, region(RegionKind::HsaKernel, dispatch.kernelName), 0,
-                first);
+    addInterval(queueLocation({kFamilyHsa, dispatch.queueIndex, dispatch.agentName}),
+                dispatch.start, dispatch.end, region(RegionKind::HsaKernel, dispatch.kernelName));
+    m_firstCommand = std::min(m_firstCommand, dispatch.start);
+    m_lastCommand = std::max(m_lastCommand, dispatch.end);
     ++m_counts.commands;
 }
 
 void Otf2Exporter::writeMarker(const MarkerSpan& span) {
     if (!m_archive || !m_error.empty()) return;
-    const auto first = static_cast<uint32_t>(m_values.size());
     text(kGroup, span.group);
     if (!span.userString.empty()) text(kUserString, span.userString);
     if (span.unclosed) number(kUnclosed, 1);
-    addInterval(m_threads[span.tid], span.begin, span.end,
-                region(RegionKind::Marker, span.name, span.group), span.depth, first);
+    addInterval(threadLocation(span.tid), span.begin, span.end,
+                region(RegionKind::Marker, span.name, span.group), span.depth);
     ++m_counts.markers;
 }
 
-// One location's events; `sorted` as sortForNesting() leaves it.
-void Otf2Exporter::writeLocation(const std::vector<Interval>& sorted, const std::string& name,
+// The events of one location of `store`, merged from its runs.
+void Otf2Exporter::writeLocation(IntervalStore& store, uint32_t location, const std::string& name,
                                  Otf2LocationType type, uint32_t group) {
     Otf2Archive& archive = *m_archive;
     archive.beginLocation(m_nextLocation++, archive.string(name), type, group);
+    IntervalStore::Reader intervals = store.read(location);
     const auto enter = [&](const Interval& interval) {
+        const IntervalAttribute* values = intervals.attributes();
         for (uint32_t i = 0; i < interval.attributeCount; ++i) {
-            const AttributeValue& value = m_values[interval.firstAttribute + i];
-            if (value.type == Otf2Type::String) {
+            const IntervalAttribute& value = values[i];
+            if (value.type == static_cast<uint32_t>(Otf2Type::String)) {
                 archive.addString(value.attribute, static_cast<uint32_t>(value.value));
-            } else if (value.type == Otf2Type::Uint8) {
+            } else if (value.type == static_cast<uint32_t>(Otf2Type::Uint8)) {
                 archive.addUint8(value.attribute, static_cast<uint8_t>(value.value));
             } else {
                 archive.addUint64(value.attribute, value.value);
@@ -300,11 +315,11 @@ void Otf2Exporter::writeLocation(const std::vector<Interval>& sorted, const std:
         archive.enter(interval.start, interval.region);
         m_firstTime = std::min(m_firstTime, interval.start);
     };
-    const auto leave = [&](const Interval& interval, uint64_t time) {
-        archive.leave(time, interval.region);
+    const auto leave = [&](uint32_t region, uint64_t time) {
+        archive.leave(time, region);
         m_lastTime = std::max(m_lastTime, time);
     };
-    const uint64_t cut = visitNested(sorted, enter, leave);
+    const uint64_t cut = visitNested([&] { return intervals.next(); }, enter, leave);
     archive.endLocation();
     if (cut > 0) {
         m_warnings.add(m_file + ": " + name + ": " + std::to_string(cut) +
@@ -346,11 +361,9 @@ void Otf2Exporter::writeThreads(uint32_t processGroup, uint64_t pid) {
         return;
     }
     size_t done = 0;
-    for (auto& [tid, intervals] : m_threads) {
-        sortForNesting(intervals);
-        writeLocation(intervals, "Thread " + std::to_string(tid), Otf2LocationType::CpuThread,
-                      processGroup);
-        std::vector<Interval>().swap(intervals);
+    for (const auto& [tid, location] : m_threads) {
+        writeLocation(*m_intervals, location, "Thread " + std::to_string(tid),
+                      Otf2LocationType::CpuThread, processGroup);
         if (m_options.progress != nullptr) {
             m_options.progress->step("writing the OTF2 events of " + m_file, ++done,
                                      m_threads.size() + m_queues.size());
@@ -363,33 +376,36 @@ void Otf2Exporter::writeThreads(uint32_t processGroup, uint64_t pid) {
 // HSA trace of kernel dispatches) gets its main thread with the measurement window of those
 // records, a MeasurementOnOff pair and no region.
 void Otf2Exporter::writeMainThread(uint32_t processGroup, uint64_t pid) {
-    uint64_t first = UINT64_MAX;
-    uint64_t last = 0;
-    for (const auto& [key, commands] : m_queues) {
-        for (const Interval& command : commands) {
-            first = std::min(first, command.start);
-            last = std::max(last, command.end);
-        }
-    }
     Otf2Archive& archive = *m_archive;
     archive.beginLocation(m_nextLocation++, archive.string("Thread " + std::to_string(pid)),
                           Otf2LocationType::CpuThread, processGroup);
-    archive.measurement(first, true);
-    archive.measurement(last, false);
+    archive.measurement(m_firstCommand, true);
+    archive.measurement(m_lastCommand, false);
     archive.endLocation();
 }
 
 void Otf2Exporter::writeQueues(uint32_t processGroup) {
     size_t done = m_threads.size();
-    for (auto& [key, commands] : m_queues) {
+    for (const auto& [key, location] : m_queues) {
         const auto& [family, queueId, device] = key;
         const uint32_t group = acceleratorGroup(device, processGroup);
-        const std::vector<std::vector<Interval>> lanes = spreadOverLanes(std::move(commands));
-        for (size_t lane = 0; lane < lanes.size(); ++lane) {
+        // The queue's commands in nesting order, each to its lane, then lane by lane.
+        LaneAssigner lanes;
+        IntervalStore::Reader commands = m_intervals->read(location);
+        while (const Interval* command = commands.next()) {
+            const IntervalAttribute* values = commands.attributes();
+            for (uint32_t i = 0; i < command->attributeCount; ++i) {
+                m_lanes->attribute(values[i].attribute, values[i].type, values[i].value);
+            }
+            m_lanes->add(static_cast<uint32_t>(lanes.lane(*command)), *command);
+        }
+        for (size_t lane = 0; lane < lanes.lanes(); ++lane) {
             std::string name = queueName(family, queueId);
             if (lane > 0) name += " #" + std::to_string(lane + 1);
-            writeLocation(lanes[lane], name, Otf2LocationType::AcceleratorStream, group);
+            writeLocation(*m_lanes, static_cast<uint32_t>(lane), name,
+                          Otf2LocationType::AcceleratorStream, group);
         }
+        m_lanes->clear();
         if (m_options.progress != nullptr) {
             m_options.progress->step("writing the OTF2 events of " + m_file, ++done,
                                      m_threads.size() + m_queues.size());
@@ -415,8 +431,12 @@ void Otf2Exporter::endFile() {
     writeQueues(group);
     m_threads.clear();
     m_queues.clear();
-    std::vector<AttributeValue>().swap(m_values);
-    if (archive.failed()) m_error = m_dir.target() + ": " + archive.error();
+    if (archive.failed()) {
+        m_error = m_dir.target() + ": " + archive.error();
+    } else if (m_intervals->failed() || m_lanes->failed()) {
+        m_error = (m_intervals->failed() ? m_intervals : m_lanes)->error();
+    }
+    m_intervals->clear();
 }
 
 bool Otf2Exporter::closeOutputs(std::string& error) {

@@ -6,9 +6,10 @@
 // useful fields of each record are attributes of its enter event. Calls and commands without
 // usable times are left out and counted (docs/export.md#unknown-times).
 //
-// Memory: a trace's records are kept until the end of its file (a thread's markers come after
-// its calls in the file), about 64 bytes per record; the events are then written location by
-// location and the memory is freed.
+// Memory: a trace's intervals are kept until the end of its file (a thread's markers come after
+// its calls in the file), in memory up to a budget and past it in sorted runs in a temporary
+// file in the archive's staging directory (interval_store.h); the events are then written
+// location by location, each merged from its runs (docs/otf2.md#memory).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@
 
 #include "export/db/db_output.h"
 #include "export/db/export_progress.h"
-#include "export/db/interval_nesting.h"
+#include "export/db/interval_store.h"
 #include "export/db/otf2_archive.h"
 #include "export/exporter.h"
 
@@ -33,6 +34,9 @@ struct Otf2Options {
     std::string archiveDir;  // the archive's directory: <dir>/traces.otf2, <dir>/traces.def, ...
     bool replace = false;    // replace an existing archive (--force)
     ExportProgress* progress = nullptr;
+    // Bytes of intervals kept in memory before they go to the temporary file; the queues' lanes
+    // take as much again while a queue is written.
+    size_t memoryBudget = size_t{32} << 20;
 };
 
 class Otf2Exporter : public Exporter, public CountedExport {
@@ -79,11 +83,6 @@ private:
         HsaTransfer = 'a',
         Command = 'o'
     };
-    struct AttributeValue {
-        uint32_t attribute;
-        Otf2Type type;
-        uint64_t value;  // a number, or a string reference
-    };
     // Family (OpenCL, HSA, HSA async copies), queue id or index, device.
     using QueueKey = std::tuple<int, uint64_t, std::string>;
 
@@ -98,10 +97,12 @@ private:
     uint32_t region(RegionKind kind, std::string_view name, std::string_view group = {});
     void number(Attribute attribute, uint64_t value);
     void text(Attribute attribute, std::string_view value);
-    void addInterval(std::vector<Interval>& to, uint64_t start, uint64_t end, uint32_t region,
-                     uint32_t rank, uint32_t firstAttribute);
+    uint32_t threadLocation(uint64_t tid);
+    uint32_t queueLocation(QueueKey key);
+    void addInterval(uint32_t location, uint64_t start, uint64_t end, uint32_t region,
+                     uint32_t rank = 0);
     void addOclCommand(const atp::OclApiCall& call);
-    void writeLocation(const std::vector<Interval>& sorted, const std::string& name,
+    void writeLocation(IntervalStore& store, uint32_t location, const std::string& name,
                        Otf2LocationType type, uint32_t group);
     uint32_t hostNode();
     uint32_t acceleratorGroup(const std::string& device, uint32_t processGroup);
@@ -130,10 +131,14 @@ private:
     std::string m_file;
     std::string m_host;
     std::string m_processName;  // "<host>:<pid> (<trace>)"
-    std::map<uint64_t, std::vector<Interval>> m_threads;
-    std::map<QueueKey, std::vector<Interval>> m_queues;
+    // The intervals of the file's threads and queues, by their locations in m_intervals.
+    std::unique_ptr<IntervalStore> m_intervals;
+    std::unique_ptr<IntervalStore> m_lanes;  // of the queue being written, by lane
+    std::map<uint64_t, uint32_t> m_threads;
+    std::map<QueueKey, uint32_t> m_queues;
+    uint64_t m_firstCommand = UINT64_MAX;  // when the file's device records start and end
+    uint64_t m_lastCommand = 0;
     std::map<std::string, uint32_t> m_accelerators;  // device -> location group
-    std::vector<AttributeValue> m_values;
 };
 
 }  // namespace perfmarker::exporter::db

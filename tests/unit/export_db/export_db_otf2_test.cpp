@@ -4,6 +4,8 @@
 // attributes, the clock properties, unknown times left out, crossing intervals cut, several
 // traces in one archive, and archives refused, replaced or left behind as docs/export.md says.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include <set>
 
@@ -303,6 +305,95 @@ TEST(Otf2Export, AProcessWithDeviceRecordsOnlyHasItsMainThread) {
     EXPECT_EQ(events[0].time, archive.globalOffset);
     EXPECT_EQ(events[1].time, archive.globalOffset + archive.traceLength);
     EXPECT_EQ(archive.enters("scale"), 1u);
+}
+
+// Every trace's intervals through the temporary file (a budget of 0: a run per interval) give
+// the archive that memory alone gives, event for event (docs/otf2.md#memory).
+TEST(Otf2Export, IntervalsSpilledToTheTemporaryFileGiveTheSameArchive) {
+    Scratch scratch;
+    // hsa_kernels_only.atp with a third dispatch on its queue, which overlaps the first: two lanes.
+    std::string dispatches = readText(kAtpFixtures + "hsa_kernels_only.atp");
+    const size_t second = dispatches.find("\nscale");
+    ASSERT_NE(second, std::string::npos);
+    std::string overlap = dispatches.substr(second);
+    const size_t times = overlap.find("4035435001000        4035435900000");
+    ASSERT_NE(times, std::string::npos);
+    overlap.replace(times, 34, "4035420000000        4035436000000");
+    dispatches.replace(dispatches.find("\n2\n"), 3, "\n3\n");
+    if (dispatches.back() == '\n') dispatches.pop_back();
+    writeText(scratch.file("lanes.atp"), dispatches + overlap + "\n");
+    const std::vector<std::string> traces = {
+        kAtpFixtures + "ocl_vecadd.atp", kAtpFixtures + "hsa_reduce.atp", scratch.file("lanes.atp"),
+        kAtpFixtures + "ocl_stack.atp"};
+    Otf2Contents archives[2];
+    for (const size_t budget : {size_t{0}, size_t{1} << 30}) {
+        Otf2Options options{scratch.file("archive" + std::to_string(budget)), false, nullptr};
+        options.memoryBudget = budget;
+        Otf2Exporter exporter(options);
+        std::string error;
+        ASSERT_TRUE(runExport(exporter, traces, error)) << error;
+        archives[budget == 0 ? 0 : 1] = readOtf2(options.archiveDir + "/traces.otf2");
+    }
+    const Otf2Contents& spilled = archives[0];
+    const Otf2Contents& kept = archives[1];
+    ASSERT_TRUE(spilled.ok && kept.ok);
+    expectProperlyNested(spilled);
+    EXPECT_EQ(spilled.strings, kept.strings);
+    EXPECT_EQ(spilled.eventsRead, kept.eventsRead);
+    EXPECT_GT(kept.eventsRead, 100u);
+    ASSERT_EQ(spilled.locations.size(), kept.locations.size());
+    size_t lanes = 0;
+    for (const auto& [id, location] : kept.locations) {
+        SCOPED_TRACE(location.name);
+        const Otf2LocationInfo& other = spilled.locations.at(id);
+        EXPECT_EQ(other.name, location.name);
+        EXPECT_EQ(other.group, location.group);
+        EXPECT_EQ(other.declaredEvents, location.declaredEvents);
+        ASSERT_EQ(other.events.size(), location.events.size());
+        for (size_t i = 0; i < location.events.size(); ++i) {
+            const Otf2Event& a = other.events[i];
+            const Otf2Event& b = location.events[i];
+            EXPECT_TRUE(a.enter == b.enter && a.measurement == b.measurement && a.time == b.time &&
+                        a.region == b.region && a.attributes == b.attributes)
+                << "event " << i;
+        }
+        lanes += location.name.find(" #") != std::string::npos ? 1 : 0;
+    }
+    EXPECT_GT(lanes, 0u);  // a queue spread over lanes went through the lanes' store too
+}
+
+// A full disk under the temporary file of intervals (a file-size limit: EFBIG, the same path as
+// ENOSPC) fails the export with the file's directory and reason, and leaves nothing.
+TEST(Otf2Export, ATemporaryFileThatCannotBeWrittenFailsTheExport) {
+    Scratch scratch;
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    for (uint64_t i = 1; i <= 2000; ++i) calls.emplace_back(i * 1000, i * 1000 + 500);
+    const std::string trace = scratch.file("calls.atp");
+    writeText(trace, handTrace(calls, {}));
+    Otf2Options options{scratch.file("archive"), false, nullptr};
+    options.memoryBudget = 0;
+    Otf2Exporter exporter(options);
+    std::string error;
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    struct sigaction previous {};
+    ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &previous), 0);
+    rlimit old{};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rlimit small = old;
+    small.rlim_cur = 16384;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const bool exported = runExport(exporter, {trace}, error);
+    setrlimit(RLIMIT_FSIZE, &old);
+    sigaction(SIGXFSZ, &previous, nullptr);
+    EXPECT_FALSE(exported);
+    EXPECT_NE(error.find("cannot write the temporary file of intervals in " + scratch.path() +
+                         "/archive.tmp."),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find(": File too large"), std::string::npos) << error;
+    EXPECT_TRUE(exporter.writtenFiles().empty());
+    EXPECT_EQ(scratch.entries(), std::vector<std::string>{"calls.atp"});
 }
 
 TEST(Otf2Export, AProcessWithoutUsableRecordsIsLeftOut) {
