@@ -67,6 +67,7 @@ std::string traceBaseName(std::string_view path);
 // timeline): kernels; data movement (read, write, copy, map, unmap, fill, migrate, SVM
 // copies); everything else (markers, barriers, user events, acquire/release, SVM free).
 enum class CommandClass : uint8_t { Kernel, Memory, Other };
+inline constexpr size_t kCommandClasses = 3;
 CommandClass classifyCommand(const atp::OclCommand& command);
 std::string_view commandClassName(CommandClass kind);  // "kernels", "memory", "other"
 

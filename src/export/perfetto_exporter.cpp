@@ -1,6 +1,7 @@
 #include "export/perfetto_exporter.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "analysis/callsites/call_site_reader.h"
 #include "export/json_writer.h"
@@ -70,10 +71,18 @@ std::string hsaDispatchArgs(const atp::HsaKernelDispatch& dispatch) {
     return args;
 }
 
+// Where the device commands' temporary file goes: next to the output.
+std::string directoryOf(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
 }  // namespace
 
 PerfettoExporter::PerfettoExporter(PerfettoOptions options)
-    : m_writer(std::move(options.outputPath), options.maxFileBytes) {
+    : m_writer(options.outputPath, options.maxFileBytes),
+      m_commands(directoryOf(options.outputPath), options.memoryBudget) {
     m_event.reserve(4096);
 }
 
@@ -85,6 +94,8 @@ void PerfettoExporter::beginFile(std::string_view file) {
     m_queueIds.clear();
     m_queues.clear();
     m_commands.clear();
+    m_commandCount = 0;
+    m_profileArgs.clear();
     m_clampedSlices = 0;
     m_profile = m_fileIndex < m_profiles.size() ? &m_profiles[m_fileIndex] : nullptr;
     ++m_fileIndex;
@@ -342,7 +353,17 @@ void PerfettoExporter::addDeviceCommand(DeviceCommand command) {
         command.end = command.start;
         ++m_clampedSlices;
     }
-    m_commands.push_back(std::move(command));
+    const StoredCommand head{command.flowTid, command.flowTs, m_commandCount++,
+                             static_cast<uint32_t>(command.name.size()), command.hasFlow ? 1u : 0u};
+    m_commands.payload(&head, sizeof head);
+    m_commands.payload(command.name.data(), command.name.size());
+    m_commands.payload(command.args.data(), command.args.size());
+    Interval interval;
+    interval.start = command.start;
+    interval.end = command.end;
+    m_commands.add(
+        static_cast<uint32_t>(command.queue * kCommandClasses + static_cast<size_t>(command.kind)),
+        interval);
 }
 
 // A kernel dispatch in the order the profile is matched in; its slice, when it has one, is the
@@ -350,7 +371,7 @@ void PerfettoExporter::addDeviceCommand(DeviceCommand command) {
 void PerfettoExporter::noteKernel(profile::ProfileApi api, uint64_t enqueueNs,
                                   const std::string& name, bool hasSlice) {
     if (m_profile == nullptr || m_profile->info.api != api) return;
-    m_kernels.push_back(TraceKernel{enqueueNs, name, hasSlice ? m_commands.size() : kNoSlot});
+    m_kernels.push_back(TraceKernel{enqueueNs, name, hasSlice ? m_commandCount : kNoSlot});
 }
 
 // Each matched dispatch's profile row goes into its slice's arguments as "profile"
@@ -359,12 +380,7 @@ void PerfettoExporter::attachProfile() {
     if (m_profile == nullptr) return;
     const ProfileMatch match = matchProfile(std::move(m_kernels), *m_profile, m_file);
     m_kernels.clear();
-    for (const auto& [slot, json] : match.args) {
-        std::string& args = m_commands[slot].args;
-        args.pop_back();  // the closing brace
-        if (args.size() > 1) args.push_back(',');
-        args += "\"profile\":" + json + "}";
-    }
+    for (auto& [slot, json] : match.args) m_profileArgs[slot] = std::move(json);
     if (!match.warning.empty()) m_warnings.add(match.warning);
 }
 
@@ -382,60 +398,79 @@ void PerfettoExporter::endFile() {
                        "the tracks nested");
     }
     m_commands.clear();
+    m_profileArgs.clear();
+}
+
+// A temporary file of device commands that failed (a full disk) fails the export: the timeline
+// would miss commands.
+bool PerfettoExporter::closeOutputs(std::string& error) {
+    if (m_commands.failed()) {
+        error = m_commands.error();
+        m_writer.discard();
+        return false;
+    }
+    return m_writer.finish(error);
 }
 
 // Commands of one queue and kind can overlap (out-of-order queues, several threads enqueuing
 // to one queue, clock jitter): each goes to the first lane of its sub-track that is free at its
 // start, so no lane ever holds crossing slices.
 void PerfettoExporter::writeDeviceCommands() {
-    std::stable_sort(m_commands.begin(), m_commands.end(),
-                     [](const DeviceCommand& a, const DeviceCommand& b) {
-                         if (a.queue != b.queue) return a.queue < b.queue;
-                         if (a.kind != b.kind) return a.kind < b.kind;
-                         if (a.start != b.start) return a.start < b.start;
-                         return a.end > b.end;
-                     });
     std::vector<Track> lanes;
-    for (size_t i = 0; i < m_commands.size(); ++i) {
-        const DeviceCommand& command = m_commands[i];
-        if (i == 0 || command.queue != m_commands[i - 1].queue ||
-            command.kind != m_commands[i - 1].kind) {
-            lanes.clear();
+    for (size_t location = 0; location < m_queues.size() * kCommandClasses; ++location) {
+        const size_t queue = location / kCommandClasses;
+        const auto kind = static_cast<CommandClass>(location % kCommandClasses);
+        lanes.clear();
+        IntervalStore::Reader commands = m_commands.read(static_cast<uint32_t>(location));
+        while (const Interval* command = commands.next()) {
+            auto lane = std::find_if(lanes.begin(), lanes.end(),
+                                     [&](const Track& t) { return t.floor <= command->start; });
+            if (lane == lanes.end()) {
+                const QueueKey& key = m_queues[queue];
+                std::string name =
+                    queueTrackName(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+                name += " " + std::string(commandClassName(kind));
+                if (!lanes.empty()) name += " #" + std::to_string(lanes.size() + 1);
+                const uint64_t sortIndex = kDeviceSortBase + queue * 1000 +
+                                           static_cast<uint64_t>(kind) * 100 + lanes.size();
+                lanes.push_back(Track{newTid(name, sortIndex), 0});
+                lane = lanes.end() - 1;
+            }
+            lane->floor = command->end;
+            writeLane(*command, commands.payload(), kind, lane->tid);
         }
-        auto lane = std::find_if(lanes.begin(), lanes.end(),
-                                 [&](const Track& t) { return t.floor <= command.start; });
-        if (lane == lanes.end()) {
-            const QueueKey& key = m_queues[command.queue];
-            std::string name = queueTrackName(std::get<0>(key), std::get<1>(key), std::get<2>(key));
-            name += " " + std::string(commandClassName(command.kind));
-            if (!lanes.empty()) name += " #" + std::to_string(lanes.size() + 1);
-            const uint64_t sortIndex = kDeviceSortBase + command.queue * 1000 +
-                                       static_cast<uint64_t>(command.kind) * 100 + lanes.size();
-            lanes.push_back(Track{newTid(name, sortIndex), 0});
-            lane = lanes.end() - 1;
-        }
-        lane->floor = command.end;
-        writeLane(command, lane->tid);
     }
 }
 
 // The command's slice and, for an enqueue, the flow from the call to it, in one group so that
 // a split never separates the two ends of a flow.
-void PerfettoExporter::writeLane(const DeviceCommand& command, uint64_t tid) {
+void PerfettoExporter::writeLane(const Interval& command, const unsigned char* payload,
+                                 CommandClass kind, uint64_t tid) {
+    StoredCommand head;
+    std::memcpy(&head, payload, sizeof head);
+    const char* text = reinterpret_cast<const char*>(payload + sizeof head);
+    const std::string_view name(text, head.nameBytes);
+    std::string_view args(text + head.nameBytes,
+                          command.payloadBytes - sizeof head - head.nameBytes);
     m_event.clear();
-    beginSlice(tid, command.start, command.end, command.name, commandClassName(command.kind));
-    m_event += command.args;
+    beginSlice(tid, command.start, command.end, name, commandClassName(kind));
+    const auto profile = m_profileArgs.find(head.slot);
+    if (profile == m_profileArgs.end()) {
+        m_event += args;
+    } else {                    // the row goes in as "profile" (docs/export.md#kernel-profiles)
+        args.remove_suffix(1);  // the closing brace
+        m_event += args;
+        if (args.size() > 1) m_event.push_back(',');
+        m_event += "\"profile\":" + profile->second + "}";
+    }
     m_event.push_back('}');
-    if (command.hasFlow) {
+    if (head.hasFlow != 0) {
         const uint64_t id = m_nextFlowId++;
         const uint64_t middle = command.start + (command.end - command.start) / 2;
         m_event.push_back(',');
         JsonObject start(m_event);
-        start.string("ph", "s")
-            .number("id", id)
-            .number("pid", m_pid)
-            .number("tid", command.flowTid);
-        start.micros("ts", command.flowTs).string("name", "enqueue").string("cat", "enqueue");
+        start.string("ph", "s").number("id", id).number("pid", m_pid).number("tid", head.flowTid);
+        start.micros("ts", head.flowTs).string("name", "enqueue").string("cat", "enqueue");
         start.close();
         m_event.push_back(',');
         JsonObject finish(m_event);

@@ -16,6 +16,7 @@
 
 #include "analysis/callsites/call_sites.h"
 #include "export/exporter.h"
+#include "export/interval_store.h"
 #include "export/profile_attach.h"
 #include "export/split_json_writer.h"
 #include "profile/read/csv_reader.h"
@@ -25,6 +26,9 @@ namespace perfmarker::exporter {
 struct PerfettoOptions {
     std::string outputPath;                       // the first part; see SplitJsonWriter
     uint64_t maxFileBytes = uint64_t{256} << 20;  // per part
+    // Bytes of device commands kept in memory before they go to a temporary file next to the
+    // output (docs/export.md#memory).
+    size_t memoryBudget = size_t{32} << 20;
 };
 
 class PerfettoExporter : public Exporter {
@@ -59,7 +63,8 @@ private:
         std::map<HostTrack, Track> tracks;
         uint64_t order = 0;  // first appearance, for the track order
     };
-    // A device command waiting for the end of its file, when its queue's lanes are known.
+    // A device command waiting for the end of its file, when its queue's lanes are known. It
+    // waits in m_commands (location: queue and kind), its name and arguments as its payload.
     struct DeviceCommand {
         size_t queue = 0;  // index into m_queues
         CommandClass kind = CommandClass::Other;
@@ -71,12 +76,20 @@ private:
         uint64_t flowTid = 0;  // the enqueue call's track and its middle
         uint64_t flowTs = 0;
     };
+    // The payload's head; the name and the arguments follow it.
+    struct StoredCommand {
+        uint64_t flowTid;
+        uint64_t flowTs;
+        uint64_t slot;  // the file's commands before this one (TraceKernel::slot)
+        uint32_t nameBytes;
+        uint32_t hasFlow;
+    };
     using QueueKey = std::tuple<int, uint64_t, std::string>;  // family, queue id, device
 
     void beginFile(std::string_view file) override;
     void writeMarker(const MarkerSpan& span) override;
     void endFile() override;
-    bool closeOutputs(std::string& error) override { return m_writer.finish(error); }
+    bool closeOutputs(std::string& error) override;
     void discardOutputs() override { m_writer.discard(); }
     uint64_t pid();
     Track& hostTrack(uint64_t tid, HostTrack kind);
@@ -94,7 +107,8 @@ private:
                             uint64_t end);
     void addDeviceCommand(DeviceCommand command);
     void writeDeviceCommands();
-    void writeLane(const DeviceCommand& command, uint64_t tid);
+    void writeLane(const Interval& command, const unsigned char* payload, CommandClass kind,
+                   uint64_t tid);
     void beginSlice(uint64_t tid, uint64_t start, uint64_t end, std::string_view name,
                     std::string_view category);
     void noteKernel(profile::ProfileApi api, uint64_t enqueueNs, const std::string& name,
@@ -114,7 +128,9 @@ private:
     std::map<uint64_t, HostThread> m_threads;
     std::map<QueueKey, size_t> m_queueIds;
     std::vector<QueueKey> m_queues;
-    std::vector<DeviceCommand> m_commands;
+    IntervalStore m_commands;
+    uint64_t m_commandCount = 0;
+    std::map<size_t, std::string> m_profileArgs;  // by slot: the matched profile rows
     uint64_t m_clampedSlices = 0;
     size_t m_fileIndex = 0;                          // of the next file
     const profile::ProfileCsv* m_profile = nullptr;  // the current file's, if any

@@ -4,34 +4,17 @@
 // of a queue overlapping where the queue runs out of order. Intervals of a host thread are
 // nested (one that starts inside another and ends after it is cut to end with it, and counted);
 // the commands of a queue are spread over lanes, each of which holds no overlap at all.
-// Both work on a stream of intervals in nesting order (interval_store.h gives them so), so that
-// a location of any length is written in bounded memory.
+// Both work on a stream of intervals in nesting order (export/interval_store.h gives them so),
+// so that a location of any length is written in bounded memory.
 #pragma once
 
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "export/interval_store.h"
+
 namespace perfmarker::exporter::db {
-
-struct Interval {
-    uint64_t start = 0;
-    uint64_t end = 0;  // >= start
-    uint32_t region = 0;
-    // At equal start and end the lower rank encloses the higher: markers by depth, then the
-    // OpenCL call, then the HSA calls it made.
-    uint32_t rank = 0;
-    uint32_t firstAttribute = 0;  // its attributes, where the store keeps them
-    uint32_t attributeCount = 0;
-};
-
-// The nesting order: by start, the longer first, then by rank. Intervals equal in all three
-// keep the order they were added in (interval_store.h).
-inline bool nestsBefore(const Interval& a, const Interval& b) {
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    return a.rank < b.rank;
-}
 
 // Calls enter(interval) and leave(region, time) for the intervals that next() gives in nesting
 // order (a pointer, nullptr after the last), properly nested and in time order. Returns how

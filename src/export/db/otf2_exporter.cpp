@@ -1,6 +1,7 @@
 #include "export/db/otf2_exporter.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "atp/format/clock_anchors.h"
 
@@ -159,12 +160,15 @@ uint32_t Otf2Exporter::region(RegionKind kind, std::string_view name, std::strin
 }
 
 void Otf2Exporter::number(Attribute attribute, uint64_t value) {
-    m_intervals->attribute(attribute, static_cast<uint32_t>(kAttributes[attribute].type), value);
+    const AttributeValue stored{attribute, static_cast<uint32_t>(kAttributes[attribute].type),
+                                value};
+    m_intervals->payload(&stored, sizeof stored);
 }
 
 void Otf2Exporter::text(Attribute attribute, std::string_view value) {
-    m_intervals->attribute(attribute, static_cast<uint32_t>(Otf2Type::String),
-                           m_archive->string(value));
+    const AttributeValue stored{attribute, static_cast<uint32_t>(Otf2Type::String),
+                                m_archive->string(value)};
+    m_intervals->payload(&stored, sizeof stored);
 }
 
 // Locations in m_intervals are numbered in the order the file first names them.
@@ -301,9 +305,11 @@ void Otf2Exporter::writeLocation(IntervalStore& store, uint32_t location, const 
     archive.beginLocation(m_nextLocation++, archive.string(name), type, group);
     IntervalStore::Reader intervals = store.read(location);
     const auto enter = [&](const Interval& interval) {
-        const IntervalAttribute* values = intervals.attributes();
-        for (uint32_t i = 0; i < interval.attributeCount; ++i) {
-            const IntervalAttribute& value = values[i];
+        const unsigned char* payload = intervals.payload();
+        for (uint32_t at = 0; at + sizeof(AttributeValue) <= interval.payloadBytes;
+             at += sizeof(AttributeValue)) {
+            AttributeValue value;
+            std::memcpy(&value, payload + at, sizeof value);
             if (value.type == static_cast<uint32_t>(Otf2Type::String)) {
                 archive.addString(value.attribute, static_cast<uint32_t>(value.value));
             } else if (value.type == static_cast<uint32_t>(Otf2Type::Uint8)) {
@@ -393,10 +399,7 @@ void Otf2Exporter::writeQueues(uint32_t processGroup) {
         LaneAssigner lanes;
         IntervalStore::Reader commands = m_intervals->read(location);
         while (const Interval* command = commands.next()) {
-            const IntervalAttribute* values = commands.attributes();
-            for (uint32_t i = 0; i < command->attributeCount; ++i) {
-                m_lanes->attribute(values[i].attribute, values[i].type, values[i].value);
-            }
+            m_lanes->payload(commands.payload(), command->payloadBytes);
             m_lanes->add(static_cast<uint32_t>(lanes.lane(*command)), *command);
         }
         for (size_t lane = 0; lane < lanes.lanes(); ++lane) {

@@ -8,7 +8,7 @@
 //
 // Memory: a trace's intervals are kept until the end of its file (a thread's markers come after
 // its calls in the file), in memory up to a budget and past it in sorted runs in a temporary
-// file in the archive's staging directory (interval_store.h); the events are then written
+// file in the archive's staging directory (export/interval_store.h); the events are then written
 // location by location, each merged from its runs (docs/otf2.md#memory).
 #pragma once
 
@@ -24,9 +24,10 @@
 
 #include "export/db/db_output.h"
 #include "export/db/export_progress.h"
-#include "export/db/interval_store.h"
+#include "export/db/interval_nesting.h"
 #include "export/db/otf2_archive.h"
 #include "export/exporter.h"
+#include "export/interval_store.h"
 
 namespace perfmarker::exporter::db {
 
@@ -82,6 +83,12 @@ private:
         Transfer = 't',
         HsaTransfer = 'a',
         Command = 'o'
+    };
+    // One attribute of an interval, as its payload in the interval store holds it.
+    struct AttributeValue {
+        uint32_t attribute;
+        uint32_t type;   // Otf2Type
+        uint64_t value;  // a number, or a string reference
     };
     // Family (OpenCL, HSA, HSA async copies), queue id or index, device.
     using QueueKey = std::tuple<int, uint64_t, std::string>;

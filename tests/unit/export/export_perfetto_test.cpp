@@ -6,6 +6,7 @@
 
 #include "export/perfetto_exporter.h"
 #include "export_test_support.h"
+#include "file_size_limit.h"
 
 namespace {
 
@@ -13,6 +14,7 @@ using namespace perfmarker;
 using namespace perfmarker::exporter;
 using perfmarker::test::eventsWithPh;
 using perfmarker::test::ExportScratch;
+using perfmarker::test::FileSizeLimit;
 using perfmarker::test::json;
 using perfmarker::test::RecordFactory;
 
@@ -301,6 +303,70 @@ TEST_F(PerfettoExport, RandomRecordsAlwaysGiveAValidTrace) {
     for (const std::string& file : out.writtenFiles()) {
         test::expectValidTrace(test::parseJsonFile(file));
     }
+}
+
+// Device commands of several queues, overlapping (lanes), some without an enqueue slice, the
+// same bytes whether they waited in memory or in the temporary file next to the output (a budget
+// of 0: each one is written out as it comes; docs/export.md#memory), in every part.
+TEST_F(PerfettoExport, CommandsThatWaitedInTheTemporaryFileGiveTheSameBytes) {
+    std::vector<std::string> outputs[2];
+    for (const size_t budget : {size_t{0}, size_t{32} << 20}) {
+        std::mt19937_64 random(20261128);
+        PerfettoOptions options{m_scratch.file("b" + std::to_string(budget) + ".json"), 64 << 10};
+        options.memoryBudget = budget;
+        PerfettoExporter out(options);
+        for (int file = 0; file < 2; ++file) {
+            const std::string name = "q" + std::to_string(file) + ".atp";
+            out.onFileBegin(name);
+            for (int i = 0; i < 1500; ++i) {
+                const uint64_t start = random() % 100000;
+                atp::OclApiCall call = m_records.kernelEnqueue(
+                    1 + random() % 2, i, start, start + random() % 50, start + random() % 1000,
+                    start + random() % 3000, random() % 3, "k" + std::to_string(random() % 4));
+                if (random() % 5 == 0) call.start = call.end = 0;  // no slice of the call
+                out.onOclApiCall(call);
+                if (random() % 3 == 0) {  // the memory sub-track
+                    out.onOclApiCall(m_records.readEnqueue(3, i, start, start + 5, start + 100,
+                                                           start + 100 + random() % 500));
+                }
+            }
+            out.onFileEnd(name);
+        }
+        std::string error;
+        ASSERT_TRUE(out.finish(error)) << error;
+        ASSERT_GT(out.writtenFiles().size(), 1u);
+        for (const std::string& part : out.writtenFiles()) {
+            outputs[budget == 0 ? 0 : 1].push_back(test::slurp(part));
+        }
+    }
+    EXPECT_TRUE(outputs[0] == outputs[1]);
+    // Only the outputs: the temporary file had no name.
+    EXPECT_EQ(test::filesIn(m_scratch.path()).size(), 2 * outputs[0].size());
+}
+
+// A temporary file of device commands that cannot be written (a full disk; here the file size
+// limit, EFBIG) fails the export, names the directory, and leaves no output.
+TEST_F(PerfettoExport, ATemporaryFileThatCannotBeWrittenFailsTheExport) {
+    PerfettoOptions options{m_scratch.file("out.json"), uint64_t{256} << 20};
+    options.memoryBudget = 0;
+    PerfettoExporter out(options);
+    bool finished = true;
+    std::string error;
+    {
+        FileSizeLimit limit(16384);
+        ASSERT_TRUE(limit.set());
+        out.onFileBegin("t.atp");
+        for (uint64_t i = 0; i < 2000; ++i) {
+            out.onOclApiCall(m_records.kernelEnqueue(1, i, i * 100, i * 100 + 10, i * 100 + 20,
+                                                     i * 100 + 50, 0, "kernel"));
+        }
+        out.onFileEnd("t.atp");
+        finished = out.finish(error);
+    }
+    EXPECT_FALSE(finished);
+    EXPECT_EQ(error, "cannot write the temporary file of intervals in " + m_scratch.path() +
+                         ": File too large");
+    EXPECT_TRUE(test::filesIn(m_scratch.path()).empty());  // no part went in place
 }
 
 // A parse that stops half way never ends its file: finish() still writes what came, with the

@@ -4,17 +4,18 @@
 // attributes, the clock properties, unknown times left out, crossing intervals cut, several
 // traces in one archive, and archives refused, replaced or left behind as docs/export.md says.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/resource.h>
 
 #include <set>
 
 #include "export/db/otf2_exporter.h"
 #include "export_db_test_support.h"
+#include "file_size_limit.h"
 #include "otf2_read_back.h"
 
 namespace perfmarker::exporter::db::test {
 namespace {
+
+using ::perfmarker::test::FileSizeLimit;
 
 // Every location has events, in time order; every enter is left on the same location with a
 // leave of the same region (innermost first); the count matches the location's definition.
@@ -374,18 +375,12 @@ TEST(Otf2Export, ATemporaryFileThatCannotBeWrittenFailsTheExport) {
     options.memoryBudget = 0;
     Otf2Exporter exporter(options);
     std::string error;
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    struct sigaction previous {};
-    ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &previous), 0);
-    rlimit old{};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-    rlimit small = old;
-    small.rlim_cur = 16384;
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-    const bool exported = runExport(exporter, {trace}, error);
-    setrlimit(RLIMIT_FSIZE, &old);
-    sigaction(SIGXFSZ, &previous, nullptr);
+    bool exported = true;
+    {
+        FileSizeLimit limit(16384);
+        ASSERT_TRUE(limit.set());
+        exported = runExport(exporter, {trace}, error);
+    }
     EXPECT_FALSE(exported);
     EXPECT_NE(error.find("cannot write the temporary file of intervals in " + scratch.path() +
                          "/archive.tmp."),

@@ -16,6 +16,7 @@
 #include "atp/format/safe_files.h"
 #include "atp/format/timestamp_fields.h"
 #include "atp_trace_support.h"
+#include "file_size_limit.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -203,33 +204,7 @@ TEST(AtpFileWriter, RenameOntoADirectoryFails) {
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
 }
 
-// A full disk, simulated with a file-size limit (EFBIG instead of ENOSPC: the same path), set
-// for the scope of one of these.
-class FileSizeLimit {
-public:
-    explicit FileSizeLimit(rlim_t bytes) : m_bytes(bytes) {}
-    ~FileSizeLimit() {
-        if (!m_set) return;
-        setrlimit(RLIMIT_FSIZE, &m_old);
-        sigaction(SIGXFSZ, &m_previous, nullptr);
-    }
-    bool set() {
-        if (getrlimit(RLIMIT_FSIZE, &m_old) != 0) return false;
-        struct sigaction ignore {};
-        ignore.sa_handler = SIG_IGN;
-        sigaction(SIGXFSZ, &ignore, &m_previous);
-        rlimit small = m_old;
-        small.rlim_cur = m_bytes;
-        m_set = setrlimit(RLIMIT_FSIZE, &small) == 0;
-        return m_set;
-    }
-
-private:
-    rlim_t m_bytes;
-    bool m_set = false;
-    rlimit m_old{};
-    struct sigaction m_previous {};
-};
+using perfmarker::test::FileSizeLimit;
 
 TEST(AtpFileWriter, FailedWriteIsReportedNotDropped) {
     TempDir dir;

@@ -121,9 +121,11 @@ TEST(ProfileAttach, RowJson) {
 
 class PerfettoAttach : public ::testing::Test {
 protected:
-    json exportTwoFiles(std::vector<profile::ProfileCsv> profiles) {
-        exporter::PerfettoExporter out(
-            exporter::PerfettoOptions{m_scratch.file("out.json"), uint64_t{256} << 20});
+    json exportTwoFiles(std::vector<profile::ProfileCsv> profiles,
+                        size_t memoryBudget = size_t{32} << 20) {
+        exporter::PerfettoOptions options{m_scratch.file("out.json"), uint64_t{256} << 20};
+        options.memoryBudget = memoryBudget;
+        exporter::PerfettoExporter out(options);
         out.setProfiles(std::move(profiles));
         out.onFileBegin("/traces/twokernels.5000.atp");
         // Thread 5001's calls come first in the file, as a trace's thread blocks do.
@@ -168,6 +170,18 @@ protected:
     test::RecordFactory m_records;
     std::vector<std::string> m_warnings;
 };
+
+// The rows reach their slices the same when the device commands wait in the temporary file (a
+// budget of 0: every command is written out as it comes).
+TEST_F(PerfettoAttach, RowsReachSlicesThatWaitedInTheTemporaryFile) {
+    const json kept = exportTwoFiles({loadFixture("twokernels.csv")});
+    const json spilled = exportTwoFiles({loadFixture("twokernels.csv")}, 0);
+    EXPECT_EQ(spilled, kept);
+    EXPECT_FALSE(profiledSlices(spilled).empty());
+    size_t rows = 0;
+    for (const auto& [ts, order] : profiledSlices(spilled)) rows += order != 0 ? 1 : 0;
+    EXPECT_GT(rows, 0u);
+}
 
 TEST_F(PerfettoAttach, KernelSlicesOfTheirTraceGetTheRows) {
     std::vector<profile::ProfileCsv> profiles;

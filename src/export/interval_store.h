@@ -1,8 +1,9 @@
-// The intervals of an export's locations, with their attributes, in bounded memory
-// (docs/otf2.md#memory): they are kept in memory up to a budget; past it, every location's
-// intervals are sorted and written to an unnamed temporary file as one run. Reading a location
-// merges its runs and what is still in memory into one stream in nesting order
-// (interval_nesting.h), the order a stable sort of all of them would give.
+// Intervals with a payload each, grouped by location, in bounded memory (docs/export.md#memory):
+// they are kept in memory up to a budget; past it, every location's intervals are sorted and
+// written to an unnamed temporary file as one run. Reading a location merges its runs and what
+// is still in memory into one stream in nesting order, the order a stable sort of all of them
+// would give. The OTF2 export keeps its locations' intervals here, the Perfetto export its
+// device commands.
 #pragma once
 
 #include <cstddef>
@@ -11,30 +12,40 @@
 #include <vector>
 
 #include "atp/format/safe_files.h"
-#include "export/db/interval_nesting.h"
 
-namespace perfmarker::exporter::db {
+namespace perfmarker::exporter {
 
-// One attribute of an interval, as the exporter defines it (`type` is the exporter's).
-struct IntervalAttribute {
-    uint32_t attribute = 0;
-    uint32_t type = 0;
-    uint64_t value = 0;
+struct Interval {
+    uint64_t start = 0;
+    uint64_t end = 0;  // >= start
+    uint32_t region = 0;
+    // At equal start and end the lower rank comes first (for OTF2, encloses the higher).
+    uint32_t rank = 0;
+    uint32_t payloadOffset = 0;  // where the store keeps its payload
+    uint32_t payloadBytes = 0;
 };
+
+// The nesting order: by start, the longer first, then by rank. Intervals equal in all three
+// keep the order they were added in.
+inline bool nestsBefore(const Interval& a, const Interval& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    return a.rank < b.rank;
+}
 
 class IntervalStore {
 public:
-    // `spillDir`: where the temporary file is made when the intervals and their attributes
-    // outgrow `memoryBudget` bytes (created only then, and never named in the directory).
+    // `spillDir`: where the temporary file is made when the intervals and their payloads
+    // outgrow `memoryBudget` bytes (at most 1 GiB; created only then, never named there).
     IntervalStore(std::string spillDir, size_t memoryBudget);
     ~IntervalStore();
     IntervalStore(const IntervalStore&) = delete;
     IntervalStore& operator=(const IntervalStore&) = delete;
 
-    // An attribute of the next interval added.
-    void attribute(uint32_t attribute, uint32_t type, uint64_t value);
-    // Adds an interval to `location` (a small number the caller chooses), with the attributes
-    // given since the last add(). Its firstAttribute and attributeCount are ignored. After a
+    // Appends to the payload of the next interval added.
+    void payload(const void* data, size_t bytes);
+    // Adds an interval to `location` (a small number the caller chooses), with the payload
+    // given since the last add(). Its payloadOffset and payloadBytes are ignored. After a
     // failure of the temporary file nothing more is kept.
     void add(uint32_t location, const Interval& interval);
 
@@ -44,9 +55,9 @@ public:
         Reader(Reader&&) noexcept;
         ~Reader();
         // The next interval, nullptr after the last one or when the temporary file cannot be
-        // read (the store's error() says so). Its attributeCount attributes are attributes().
+        // read (the store's error() says so). Its payloadBytes of payload are at payload().
         const Interval* next();
-        const IntervalAttribute* attributes() const;
+        const unsigned char* payload() const;
 
     private:
         friend class IntervalStore;
@@ -86,10 +97,10 @@ private:
     uint64_t m_spills = 0;
     std::string m_error;
     std::vector<std::vector<Interval>> m_memory;  // by location, in the order added
-    std::vector<IntervalAttribute> m_attributes;  // of the intervals in m_memory, then pending
-    uint32_t m_pending = 0;                       // attributes given since the last add()
-    size_t m_bytes = 0;                           // of m_memory's intervals and m_attributes
+    std::vector<unsigned char> m_payloads;        // of the intervals in m_memory, then pending
+    size_t m_pending = 0;                         // payload bytes given since the last add()
+    size_t m_bytes = 0;                           // of m_memory's intervals and m_payloads
     std::vector<std::vector<Run>> m_runs;         // by location
 };
 
-}  // namespace perfmarker::exporter::db
+}  // namespace perfmarker::exporter

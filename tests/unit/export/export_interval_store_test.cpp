@@ -1,38 +1,36 @@
-// The intervals of the OTF2 export in bounded memory (src/export/db/interval_store.h,
-// docs/otf2.md#memory): spilled in sorted runs and merged back, a location reads the same
-// intervals and attributes in the same order as a stable sort of all of them; the temporary file
-// is never named in the directory; a file that cannot be made or written is reported, and the
-// store then keeps nothing more.
+// Intervals with payloads in bounded memory (src/export/interval_store.h, docs/export.md#memory):
+// spilled in sorted runs and merged back, a location reads the same intervals and payloads in
+// the same order as a stable sort of all of them; the temporary file is never named in the
+// directory; a file that cannot be made or written is reported, and the store then keeps
+// nothing more.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "export/db/interval_store.h"
-#include "export_db_test_support.h"
+#include "export/interval_store.h"
+#include "export_test_support.h"
+#include "file_size_limit.h"
 
-namespace perfmarker::exporter::db::test {
+namespace perfmarker::exporter::test {
 namespace {
+
+using perfmarker::test::ExportScratch;
+using perfmarker::test::filesIn;
+using perfmarker::test::FileSizeLimit;
 
 struct Item {
     Interval interval;
-    std::vector<IntervalAttribute> attributes;
+    std::string payload;
 };
 
-bool sameAttributes(const std::vector<IntervalAttribute>& a,
-                    const std::vector<IntervalAttribute>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
-        return x.attribute == y.attribute && x.type == y.type && x.value == y.value;
-    });
-}
-
+// The payload goes in two pieces, as an exporter gives it field by field.
 void add(IntervalStore& store, uint32_t location, const Item& item) {
-    for (const IntervalAttribute& a : item.attributes)
-        store.attribute(a.attribute, a.type, a.value);
+    const size_t half = item.payload.size() / 2;
+    store.payload(item.payload.data(), half);
+    store.payload(item.payload.data() + half, item.payload.size() - half);
     store.add(location, item.interval);
 }
 
@@ -40,14 +38,15 @@ std::vector<Item> readAll(IntervalStore& store, uint32_t location) {
     std::vector<Item> items;
     IntervalStore::Reader reader = store.read(location);
     while (const Interval* interval = reader.next()) {
-        const IntervalAttribute* attributes = reader.attributes();
-        items.push_back({*interval, {attributes, attributes + interval->attributeCount}});
+        const auto* payload = reinterpret_cast<const char*>(reader.payload());
+        items.push_back({*interval, std::string(payload, interval->payloadBytes)});
     }
     return items;
 }
 
-// Many equal starts, ends and ranks, so that the order of ties is tested; the value of the first
-// attribute is the item's number, so that each item is told apart.
+// Many equal starts, ends and ranks, so that the order of ties is tested; the payload starts
+// with the item's number, so that each item is told apart, and is up to 300 bytes long (one in
+// eight is empty).
 std::vector<std::vector<Item>> randomItems(size_t locations, size_t perLocation, unsigned seed) {
     std::mt19937_64 random(seed);
     std::vector<std::vector<Item>> items(locations);
@@ -58,10 +57,11 @@ std::vector<std::vector<Item>> randomItems(size_t locations, size_t perLocation,
         item.interval.end = item.interval.start + random() % 5;
         item.interval.region = static_cast<uint32_t>(random() % 7);
         item.interval.rank = static_cast<uint32_t>(random() % 3);
-        item.attributes.push_back({0, 4, serial++});
-        for (uint64_t a = random() % 4; a > 0; --a) {
-            item.attributes.push_back({static_cast<uint32_t>(a), 11, random()});
+        if (random() % 8 != 0) {
+            item.payload = std::to_string(serial) + ":";
+            item.payload.append(random() % 300, static_cast<char>('a' + random() % 26));
         }
+        ++serial;
         items[random() % locations].push_back(item);
     }
     return items;
@@ -75,15 +75,15 @@ void expectSameItems(const std::vector<Item>& actual, const std::vector<Item>& e
         EXPECT_EQ(actual[i].interval.end, expected[i].interval.end);
         EXPECT_EQ(actual[i].interval.region, expected[i].interval.region);
         EXPECT_EQ(actual[i].interval.rank, expected[i].interval.rank);
-        EXPECT_EQ(actual[i].interval.attributeCount, expected[i].attributes.size());
-        EXPECT_TRUE(sameAttributes(actual[i].attributes, expected[i].attributes));
+        EXPECT_EQ(actual[i].interval.payloadBytes, expected[i].payload.size());
+        EXPECT_EQ(actual[i].payload, expected[i].payload);
     }
 }
 
 TEST(IntervalStore, SpilledRunsReadBackAsOneStableSort) {
-    Scratch scratch;
+    ExportScratch scratch;
     const std::vector<std::vector<Item>> items = randomItems(5, 2000, 7);
-    // 600 bytes: a run every dozen intervals or so, hundreds of runs per location.
+    // 600 bytes: a run every few intervals, hundreds of runs per location.
     for (const size_t budget : {size_t{600}, size_t{64} << 10, size_t{1} << 30}) {
         SCOPED_TRACE(budget);
         IntervalStore store(scratch.path(), budget);
@@ -108,12 +108,12 @@ TEST(IntervalStore, SpilledRunsReadBackAsOneStableSort) {
         EXPECT_TRUE(readAll(store, 99).empty());  // a location never added to
         EXPECT_FALSE(store.failed()) << store.error();
         // The temporary file has no name in the directory.
-        EXPECT_TRUE(scratch.entries().empty());
+        EXPECT_TRUE(filesIn(scratch.path()).empty());
     }
 }
 
 TEST(IntervalStore, ClearForgetsEverythingAndTheStoreIsUsedAgain) {
-    Scratch scratch;
+    ExportScratch scratch;
     IntervalStore store(scratch.path(), 200);
     const std::vector<std::vector<Item>> first = randomItems(2, 300, 1);
     for (size_t location = 0; location < 2; ++location) {
@@ -137,11 +137,11 @@ TEST(IntervalStore, ClearForgetsEverythingAndTheStoreIsUsedAgain) {
 }
 
 TEST(IntervalStore, ADirectoryThatCannotHoldTheFileIsReported) {
-    Scratch scratch;
+    ExportScratch scratch;
     const std::string missing = scratch.file("gone");
     IntervalStore store(missing, 0);  // every add spills
     Item item;
-    item.attributes = {{1, 4, 42}};
+    item.payload = "42";
     add(store, 0, item);
     ASSERT_TRUE(store.failed());
     EXPECT_EQ(store.error(), "cannot create the temporary file of intervals in " + missing +
@@ -153,26 +153,19 @@ TEST(IntervalStore, ADirectoryThatCannotHoldTheFileIsReported) {
 
 // A full disk, simulated with a file-size limit (EFBIG: the same path as ENOSPC).
 TEST(IntervalStore, AWriteThatFailsIsReported) {
-    Scratch scratch;
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    struct sigaction previous {};
-    ASSERT_EQ(sigaction(SIGXFSZ, &ignore, &previous), 0);
-    rlimit old{};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-    rlimit small = old;
-    small.rlim_cur = 4096;
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    ExportScratch scratch;
     IntervalStore store(scratch.path(), 1000);
     const std::vector<Item> items = randomItems(1, 2000, 3)[0];
-    for (const Item& item : items) add(store, 0, item);
-    setrlimit(RLIMIT_FSIZE, &old);
-    sigaction(SIGXFSZ, &previous, nullptr);
+    {
+        FileSizeLimit limit(4096);
+        ASSERT_TRUE(limit.set());
+        for (const Item& item : items) add(store, 0, item);
+    }
     ASSERT_TRUE(store.failed());
     EXPECT_EQ(store.error(), "cannot write the temporary file of intervals in " + scratch.path() +
                                  ": File too large");
-    EXPECT_TRUE(scratch.entries().empty());
+    EXPECT_TRUE(filesIn(scratch.path()).empty());
 }
 
 }  // namespace
-}  // namespace perfmarker::exporter::db::test
+}  // namespace perfmarker::exporter::test

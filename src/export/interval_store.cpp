@@ -1,4 +1,4 @@
-#include "export/db/interval_store.h"
+#include "export/interval_store.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,24 +9,23 @@
 
 #include "atp/format/safe_files.h"
 
-namespace perfmarker::exporter::db {
+namespace perfmarker::exporter {
 namespace {
 
-// An interval in the temporary file: this, then its attributes as they are in memory.
+// An interval in the temporary file: this, then its payload.
 struct StoredInterval {
     uint64_t start;
     uint64_t end;
     uint32_t region;
     uint32_t rank;
-    uint32_t attributeCount;
+    uint32_t payloadBytes;
     uint32_t unused;
 };
-static_assert(sizeof(StoredInterval) == 32 && sizeof(IntervalAttribute) == 16,
-              "the temporary file's layout");
+static_assert(sizeof(StoredInterval) == 32, "the temporary file's layout");
 
 constexpr size_t kReadPiece = size_t{64} << 10;  // per run being merged
-// More attributes than an exporter gives one interval: the file is not what was written.
-constexpr uint32_t kMaxAttributes = 64;
+// Payload offsets are 32 bits: the memory kept stays well below 4 GiB.
+constexpr size_t kMaxBudget = size_t{1} << 30;
 
 void sortForNesting(std::vector<Interval>& intervals) {
     std::stable_sort(intervals.begin(), intervals.end(), nestsBefore);
@@ -45,12 +44,12 @@ struct IntervalStore::Reader::Source {
     size_t index = 0;
     // The interval this source gives next.
     Interval head;
-    const IntervalAttribute* headAttributes = nullptr;
-    std::vector<IntervalAttribute> copied;  // a run's, aligned
+    const unsigned char* headPayload = nullptr;
+    std::vector<unsigned char> copied;  // a run's payload
 };
 
 IntervalStore::IntervalStore(std::string spillDir, size_t memoryBudget)
-    : m_dir(std::move(spillDir)), m_budget(memoryBudget) {}
+    : m_dir(std::move(spillDir)), m_budget(std::min(memoryBudget, kMaxBudget)) {}
 
 IntervalStore::~IntervalStore() {
     if (m_fd >= 0) ::close(m_fd);
@@ -63,14 +62,15 @@ void IntervalStore::fail(const char* what, int error) {
     }
 }
 
-void IntervalStore::attribute(uint32_t attribute, uint32_t type, uint64_t value) {
-    m_attributes.push_back({attribute, type, value});
-    ++m_pending;
+void IntervalStore::payload(const void* data, size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    m_payloads.insert(m_payloads.end(), p, p + bytes);
+    m_pending += bytes;
 }
 
 void IntervalStore::add(uint32_t location, const Interval& interval) {
     if (failed()) {  // the export fails: keep nothing more
-        m_attributes.resize(m_attributes.size() - m_pending);
+        m_payloads.resize(m_payloads.size() - m_pending);
         m_pending = 0;
         return;
     }
@@ -79,14 +79,14 @@ void IntervalStore::add(uint32_t location, const Interval& interval) {
         m_runs.resize(location + 1);
     }
     Interval& added = m_memory[location].emplace_back(interval);
-    added.firstAttribute = static_cast<uint32_t>(m_attributes.size()) - m_pending;
-    added.attributeCount = m_pending;
-    m_bytes += sizeof(Interval) + m_pending * sizeof(IntervalAttribute);
+    added.payloadOffset = static_cast<uint32_t>(m_payloads.size() - m_pending);
+    added.payloadBytes = static_cast<uint32_t>(m_pending);
+    m_bytes += sizeof(Interval) + m_pending;
     m_pending = 0;
     if (m_bytes > m_budget) spill();
 }
 
-// Writes every location's intervals as one sorted run (docs/otf2.md#memory).
+// Writes every location's intervals as one sorted run (docs/export.md#memory).
 void IntervalStore::spill() {
     if (m_fd < 0) {
         // Unnamed where the system can; else named only until it is unlinked.
@@ -106,14 +106,13 @@ void IntervalStore::spill() {
         sortForNesting(intervals);
         const uint64_t start = m_out.size();
         for (const Interval& interval : intervals) {
-            const StoredInterval stored{interval.start,          interval.end,
-                                        interval.region,         interval.rank,
-                                        interval.attributeCount, 0};
+            const StoredInterval stored{interval.start, interval.end,          interval.region,
+                                        interval.rank,  interval.payloadBytes, 0};
             error = m_out.write({reinterpret_cast<const char*>(&stored), sizeof stored});
-            if (error == 0 && interval.attributeCount > 0) {
-                error = m_out.write(
-                    {reinterpret_cast<const char*>(&m_attributes[interval.firstAttribute]),
-                     interval.attributeCount * sizeof(IntervalAttribute)});
+            if (error == 0 && interval.payloadBytes > 0) {
+                error =
+                    m_out.write({reinterpret_cast<const char*>(&m_payloads[interval.payloadOffset]),
+                                 interval.payloadBytes});
             }
             if (error != 0) break;
         }
@@ -123,7 +122,7 @@ void IntervalStore::spill() {
     }
     if (error == 0) error = m_out.flush();  // the runs are read back with pread
     if (error != 0) return fail("write", error);
-    m_attributes.clear();
+    m_payloads.clear();
     m_bytes = 0;
     ++m_spills;
 }
@@ -131,7 +130,7 @@ void IntervalStore::spill() {
 void IntervalStore::clear() {
     m_memory.clear();
     m_runs.clear();
-    m_attributes.clear();
+    m_payloads.clear();
     m_pending = 0;
     m_bytes = 0;
     if (m_fd >= 0 && m_out.size() > 0) {
@@ -185,8 +184,8 @@ const Interval* IntervalStore::Reader::next() {
     return &m_sources[m_current].head;
 }
 
-const IntervalAttribute* IntervalStore::Reader::attributes() const {
-    return m_current == SIZE_MAX ? nullptr : m_sources[m_current].headAttributes;
+const unsigned char* IntervalStore::Reader::payload() const {
+    return m_current == SIZE_MAX ? nullptr : m_sources[m_current].headPayload;
 }
 
 bool IntervalStore::Reader::advance(size_t index) {
@@ -194,7 +193,7 @@ bool IntervalStore::Reader::advance(size_t index) {
     if (source.memory != nullptr) {
         if (source.index == source.memory->size()) return false;
         source.head = (*source.memory)[source.index++];
-        source.headAttributes = m_store->m_attributes.data() + source.head.firstAttribute;
+        source.headPayload = m_store->m_payloads.data() + source.head.payloadOffset;
         return true;
     }
     // A run: make sure the piece holds the next whole interval, reading more where it does not.
@@ -231,25 +230,17 @@ bool IntervalStore::Reader::advance(size_t index) {
     if (!fill(sizeof(StoredInterval))) return false;
     StoredInterval stored;
     std::memcpy(&stored, source.piece.data() + source.pos, sizeof stored);
-    if (stored.attributeCount > kMaxAttributes) {
-        m_store->fail("read", EIO);
-        return false;
-    }
-    const size_t attributeBytes = stored.attributeCount * sizeof(IntervalAttribute);
-    if (!fill(sizeof stored + attributeBytes)) return false;
+    if (!fill(sizeof stored + stored.payloadBytes)) return false;
     source.head =
-        Interval{stored.start, stored.end, stored.region, stored.rank, 0, stored.attributeCount};
-    source.copied.resize(stored.attributeCount);
-    if (attributeBytes > 0) {
-        std::memcpy(source.copied.data(), source.piece.data() + source.pos + sizeof stored,
-                    attributeBytes);
-    }
-    source.headAttributes = source.copied.data();
-    source.pos += sizeof stored + attributeBytes;
+        Interval{stored.start, stored.end, stored.region, stored.rank, 0, stored.payloadBytes};
+    const unsigned char* payload = source.piece.data() + source.pos + sizeof stored;
+    source.copied.assign(payload, payload + stored.payloadBytes);
+    source.headPayload = source.copied.data();
+    source.pos += sizeof stored + stored.payloadBytes;
     return true;
 }
 
 IntervalStore::Reader::Reader(Reader&&) noexcept = default;
 IntervalStore::Reader::~Reader() = default;
 
-}  // namespace perfmarker::exporter::db
+}  // namespace perfmarker::exporter
