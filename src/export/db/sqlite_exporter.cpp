@@ -15,7 +15,7 @@ constexpr std::string_view kHsa = "HSA";
 // for 10M marker pairs, against 207 MB and a quarter less time; docs/sqlite.md).
 constexpr std::string_view kPragmas =
     "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
-    "PRAGMA temp_store = FILE; PRAGMA cache_size = -65536; PRAGMA page_size = 8192;";
+    "PRAGMA temp_store = FILE; PRAGMA cache_size = -16384; PRAGMA page_size = 8192;";
 
 std::string_view categoryName(CommandClass kind) {
     switch (kind) {
