@@ -26,6 +26,11 @@ struct Agent {
 // Loads the agent into this process (dlopen of the built libHSATraceAgent.so).
 Agent loadAgent();
 
+// The runtime's OnLoad call to the agent, with runtime version `runtimeVersion`.
+inline bool load(FakeRuntime& rt, const Agent& agent, uint64_t runtimeVersion = 0x10000) {
+    return agent.onLoad(rt.table(), runtimeVersion, 0, nullptr);
+}
+
 struct TracedRun {
     int exitStatus = -1;      // the child's exit status (0: every CHILD_CHECK held)
     std::string childErrors;  // the child's stderr (the agent's messages, failed checks)

@@ -21,6 +21,7 @@ uint64_t hostToSystem(uint64_t hostNs);
 
 inline constexpr uint64_t kCpuAgent = 1000;
 inline constexpr uint64_t kGpuAgent = 2000;
+inline hsa_agent_t gpu() { return hsa_agent_t{kGpuAgent}; }
 inline constexpr char kCpuName[] = "AMD Ryzen 7 1800X Eight-Core Processor";
 inline constexpr char kGpuName[] = "gfx900";
 inline constexpr uint64_t kKernelObject = 0x7F8C3A2B1C00ull;

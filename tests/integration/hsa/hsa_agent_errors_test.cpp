@@ -16,10 +16,6 @@ namespace {
 
 using atp::SectionKind;
 
-hsa_agent_t gpu() { return hsa_agent_t{kGpuAgent}; }
-
-bool load(FakeRuntime& rt, const Agent& agent) { return agent.onLoad(rt.table(), 1, 0, nullptr); }
-
 bool has(const std::vector<std::string>& lines, const std::string& text) {
     return std::any_of(lines.begin(), lines.end(),
                        [&](const std::string& l) { return l.find(text) != std::string::npos; });
@@ -29,11 +25,11 @@ TEST(HsaAgentErrors, RefusesATableOfAnotherMajorVersion) {
     const TracedRun run = runTraced("major", [](FakeRuntime& rt, const Agent& agent) {
         rt.table()->version.major_id = HSA_API_TABLE_MAJOR_VERSION + 1;
         void* before = reinterpret_cast<void*>(rt.core().hsa_signal_load_relaxed_fn);
-        CHILD_CHECK(!load(rt, agent));
+        CHILD_CHECK(!load(rt, agent, 1));
         CHILD_CHECK(reinterpret_cast<void*>(rt.core().hsa_signal_load_relaxed_fn) == before);
         rt.table()->version.major_id = HSA_API_TABLE_MAJOR_VERSION;
         rt.core().version.major_id = HSA_CORE_API_TABLE_MAJOR_VERSION + 1;
-        CHILD_CHECK(!load(rt, agent));
+        CHILD_CHECK(!load(rt, agent, 1));
         CHILD_CHECK(!agent.onLoad(nullptr, 1, 0, nullptr));
         agent.onUnload();  // harmless without a load
     });
@@ -51,7 +47,7 @@ TEST(HsaAgentErrors, WrapsOnlyTheSlotsOfAShortTable) {
         rt.core().version.minor_id = sizeof(ApiTableVersion) + 8 * sizeof(void*);
         rt.table()->version.minor_id = offsetof(HsaApiTable, amd_ext_);
         void* unwrapped = reinterpret_cast<void*>(rt.core().hsa_signal_create_fn);
-        CHILD_CHECK(load(rt, agent));
+        CHILD_CHECK(load(rt, agent, 1));
         CHILD_CHECK(reinterpret_cast<void*>(rt.core().hsa_signal_create_fn) == unwrapped);
         char name[64];
         CHILD_CHECK(rt.core().hsa_agent_get_info_fn(gpu(), HSA_AGENT_INFO_NAME, name) ==
@@ -73,7 +69,7 @@ TEST(HsaAgentErrors, WrapsOnlyTheSlotsOfAShortTable) {
 
 TEST(HsaAgentErrors, RecordsFailingCallsWithTheirStatusAndNoOutputs) {
     const TracedRun run = runTraced("failing", [](FakeRuntime& rt, const Agent& agent) {
-        CHILD_CHECK(load(rt, agent));
+        CHILD_CHECK(load(rt, agent, 1));
         hsa_queue_t* q = nullptr;
         CHILD_CHECK(rt.core().hsa_queue_create_fn(hsa_agent_t{42}, 64, 0, nullptr, nullptr, 0, 0,
                                                   &q) == HSA_STATUS_ERROR_INVALID_ARGUMENT);
@@ -103,7 +99,7 @@ TEST(HsaAgentErrors, RecordsFailingCallsWithTheirStatusAndNoOutputs) {
 
 TEST(HsaAgentErrors, DispatchThatNeverCompletesIsReportedAndTheRestWritten) {
     const TracedRun run = runTraced("never", [](FakeRuntime& rt, const Agent& agent) {
-        CHILD_CHECK(load(rt, agent));
+        CHILD_CHECK(load(rt, agent, 1));
         hsa_queue_t* q = nullptr;
         CHILD_CHECK(rt.core().hsa_queue_create_fn(gpu(), 64, 0, nullptr, nullptr, 0, 0, &q) ==
                     HSA_STATUS_SUCCESS);
@@ -121,7 +117,7 @@ TEST(HsaAgentErrors, DispatchThatNeverCompletesIsReportedAndTheRestWritten) {
 
 TEST(HsaAgentErrors, ApplicationThatNeverShutsDownStillGetsItsTrace) {
     const TracedRun run = runTraced("noshutdown", [](FakeRuntime& rt, const Agent& agent) {
-        CHILD_CHECK(load(rt, agent));
+        CHILD_CHECK(load(rt, agent, 1));
         hsa_signal_t s{};
         CHILD_CHECK(rt.core().hsa_signal_create_fn(3, 0, nullptr, &s) == HSA_STATUS_SUCCESS);
         CHILD_CHECK(rt.core().hsa_signal_load_relaxed_fn(s) == 3);
@@ -139,7 +135,7 @@ TEST(HsaAgentErrors, ManyThreadsEachGetTheirOwnBlock) {
     constexpr int kThreads = 8;
     constexpr int kCalls = 2000;
     const TracedRun run = runTraced("threads", [](FakeRuntime& rt, const Agent& agent) {
-        CHILD_CHECK(load(rt, agent));
+        CHILD_CHECK(load(rt, agent, 1));
         hsa_signal_t s{};
         CHILD_CHECK(rt.core().hsa_signal_create_fn(7, 0, nullptr, &s) == HSA_STATUS_SUCCESS);
         std::vector<std::thread> threads;
@@ -164,7 +160,7 @@ TEST(HsaAgentErrors, ManyThreadsEachGetTheirOwnBlock) {
 
 TEST(HsaAgentErrors, StopAndResumeLeaveAGapInTheTrace) {
     const TracedRun run = runTraced("pause", [](FakeRuntime& rt, const Agent& agent) {
-        CHILD_CHECK(load(rt, agent));
+        CHILD_CHECK(load(rt, agent, 1));
         hsa_signal_t s{};
         CHILD_CHECK(rt.core().hsa_signal_create_fn(0, 0, nullptr, &s) == HSA_STATUS_SUCCESS);
         agent.stop();
@@ -185,7 +181,7 @@ TEST(HsaAgentErrors, ApiFilterLeavesTheNamedApisOut) {
     const TracedRun run = runTraced(
         "filter",
         [](FakeRuntime& rt, const Agent& agent) {
-            CHILD_CHECK(load(rt, agent));
+            CHILD_CHECK(load(rt, agent, 1));
             hsa_signal_t s{};
             CHILD_CHECK(rt.core().hsa_signal_create_fn(0, 0, nullptr, &s) == HSA_STATUS_SUCCESS);
             rt.core().hsa_signal_store_relaxed_fn(s, 5);
@@ -204,7 +200,7 @@ TEST(HsaAgentErrors, WithoutASessionTheTableIsLeftAlone) {
         "nosession",
         [](FakeRuntime& rt, const Agent& agent) {
             void* before = reinterpret_cast<void*>(rt.core().hsa_signal_load_relaxed_fn);
-            CHILD_CHECK(load(rt, agent));
+            CHILD_CHECK(load(rt, agent, 1));
             CHILD_CHECK(reinterpret_cast<void*>(rt.core().hsa_signal_load_relaxed_fn) == before);
         },
         {{"PERFMARKER_OUTPUT", ""}});
@@ -222,7 +218,7 @@ void callWithDefaults(R (*f)(A...)) {
 TEST(HsaAgentErrors, EverySlotOfBothTablesIsWrappedAndRestored) {
     const TracedRun run = runTraced("allslots", [](FakeRuntime& rt, const Agent& agent) {
         rt.stubAll();
-        CHILD_CHECK(load(rt, agent));
+        CHILD_CHECK(load(rt, agent, 1));
         void** core = reinterpret_cast<void**>(&rt.core().hsa_init_fn);
         void** amd = reinterpret_cast<void**>(&rt.amd().hsa_amd_coherency_get_type_fn);
         const unsigned coreCount = atp::hsaCoreSlotCount();

@@ -23,12 +23,6 @@ bool contains(const std::vector<std::string>& lines, const std::string& text) {
 
 int64_t toInt(const std::string& s) { return std::stoll(s); }
 
-hsa_agent_t gpu() { return hsa_agent_t{kGpuAgent}; }
-
-bool load(FakeRuntime& rt, const Agent& agent) {
-    return agent.onLoad(rt.table(), 0x10000, 0, nullptr);
-}
-
 // The tools' reader accepted the whole file, with nothing to warn about.
 void expectTypedReadClean(const TracedRun& run) {
     EXPECT_TRUE(run.typed.parsed) << run.typed.error;

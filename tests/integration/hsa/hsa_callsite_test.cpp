@@ -16,8 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using atp::SectionKind;
 
-hsa_agent_t gpu() { return hsa_agent_t{kGpuAgent}; }
-
 // The line of this file that holds `marker` (the calls below are marked).
 int lineOf(const std::string& marker) {
     std::ifstream in(__FILE__);

@@ -31,12 +31,6 @@ std::array<unsigned char, 64> descriptor(uint32_t vgprField, uint32_t sgprField)
 // Read by the agent directly when the runtime has no loader extension.
 const std::array<unsigned char, 64> kHostDescriptor = descriptor(15, 3);
 
-hsa_agent_t gpu() { return hsa_agent_t{kGpuAgent}; }
-
-bool load(FakeRuntime& rt, const Agent& agent) {
-    return agent.onLoad(rt.table(), 0x10000, 0, nullptr);
-}
-
 // In the child: the profile output next to the trace the harness would write.
 void setProfileOutput() {
     const fs::path dir = fs::path(std::getenv("PERFMARKER_OUTPUT")).parent_path();

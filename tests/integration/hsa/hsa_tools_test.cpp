@@ -15,8 +15,6 @@ namespace {
 const std::string kPerfmarker = PERFMARKER_CLI_PATH;
 constexpr char kKernelName[] = "reduce(float*, float*, int)";
 
-hsa_agent_t gpu() { return hsa_agent_t{kGpuAgent}; }
-
 void dispatchAndCopy(FakeRuntime& rt, const Agent& agent) {
     CHILD_CHECK(agent.onLoad(rt.table(), 0x10000, 0, nullptr));
     CoreApiTable& t = rt.core();

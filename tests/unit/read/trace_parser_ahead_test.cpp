@@ -56,7 +56,7 @@ std::string bigTrace(int copies) {
     return out;
 }
 
-struct Outcome {
+struct AheadOutcome {
     bool ok = false;
     std::string error;
     std::string log;
@@ -66,8 +66,8 @@ struct Outcome {
 
 // how: 0 buffer, 1 stream, 2 file (written to a temporary file). takeLines: whether parts may
 // read lines in bulk (TraceParser::setTakeLines()).
-Outcome parseWith(const std::string& text, uint64_t readAhead, int how, bool takeLines = true) {
-    Outcome o;
+AheadOutcome parseWith(const std::string& text, uint64_t readAhead, int how, bool takeLines = true) {
+    AheadOutcome o;
     Recorder r;
     TraceParser parser;
     parser.setReadAhead(readAhead);
@@ -116,8 +116,8 @@ public:
 // The outcome of reading `text` every way, with and without the second thread, with and
 // without lines read in bulk, with and without the scan's wide blocks (where the processor has
 // them), is one.
-Outcome sameEveryWay(const std::string& text) {
-    Outcome plain;
+AheadOutcome sameEveryWay(const std::string& text) {
+    AheadOutcome plain;
     {
         const WideBlocks narrow(false);
         plain = parseWith(text, kNever, 0, false);
@@ -132,7 +132,7 @@ Outcome sameEveryWay(const std::string& text) {
                     SCOPED_TRACE("how " + std::to_string(how) + ", ahead " +
                                  std::to_string(ahead == 0) + ", in bulk " +
                                  std::to_string(takeLines) + ", wide " + std::to_string(wide));
-                    const Outcome o = parseWith(text, ahead, how, takeLines);
+                    const AheadOutcome o = parseWith(text, ahead, how, takeLines);
                     EXPECT_EQ(o.ok, plain.ok);
                     EXPECT_EQ(o.error, plain.error);
                     EXPECT_TRUE(o.log == plain.log);  // (not printed: megabytes)
@@ -158,10 +158,10 @@ TEST(TraceParserAhead, FixturesReadTheSame) {
 TEST(TraceParserAhead, LargeTraceReadsTheSame) {
     const std::string text = bigTrace(600);
     ASSERT_GT(text.size(), TraceParser::kReadAheadBytes);  // the default reads it ahead too
-    const Outcome o = sameEveryWay(text);
+    const AheadOutcome o = sameEveryWay(text);
     EXPECT_TRUE(o.ok) << o.error;
     EXPECT_EQ(o.calls, 600u * 25);
-    const Outcome byDefault = parseWith(text, TraceParser::kReadAheadBytes, 2);
+    const AheadOutcome byDefault = parseWith(text, TraceParser::kReadAheadBytes, 2);
     EXPECT_EQ(byDefault.log, o.log);
 }
 
@@ -177,7 +177,7 @@ TEST(TraceParserAhead, OddLinesInTheApiSection) {
     text.replace(at, marker.size(), "   CL_SUCCESS = clFinish ( 0x20f4a30 )\r\n");
     at = text.find(marker, text.size() / 5);
     text.replace(at, marker.size(), "CL_SUCCESS = clFinish ( 0x20f4a30;\"" + longParam + "\" )\n");
-    const Outcome o = sameEveryWay(text);
+    const AheadOutcome o = sameEveryWay(text);
     EXPECT_TRUE(o.ok) << o.error;
     EXPECT_NE(o.log.find("p2"), std::string::npos);
 }
@@ -215,7 +215,7 @@ TEST(TraceParserAhead, OddLinesInTheTimestampSection) {
         }
         text += base.substr(tsEnd);
         SCOPED_TRACE("round " + std::to_string(round));
-        const Outcome o = sameEveryWay(text);
+        const AheadOutcome o = sameEveryWay(text);
         EXPECT_TRUE(o.ok) << o.error;
         EXPECT_EQ(o.calls, 200u * 25);
     }
@@ -238,7 +238,7 @@ TEST(TraceParserAhead, LinesLongerThanTheFileBuffer) {
     ASSERT_NE(at, std::string::npos);
     text.replace(at, marker.size(),
                  "CL_SUCCESS = clFinish ( 0x20f4a30;" + std::string(size_t{5} << 19, 'b') + " )\n");
-    const Outcome o = sameEveryWay(text);
+    const AheadOutcome o = sameEveryWay(text);
     EXPECT_TRUE(o.ok) << o.error;
     EXPECT_EQ(o.calls, 300u * 25);
     EXPECT_NE(o.params.find(";\"" + std::string(size_t{3} << 20, 'a') + "\";"), std::string::npos);
@@ -253,7 +253,7 @@ TEST(TraceParserAhead, ErrorInTheMiddleOfTheApiSection) {
     const size_t at = text.find(marker, text.size() / 6);
     text.replace(at, marker.size(), "CL_SUCCESS = clReleaseKernel 0x21ff890\n");
     const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<ptrdiff_t>(at), '\n');
-    const Outcome o = sameEveryWay(text);
+    const AheadOutcome o = sameEveryWay(text);
     EXPECT_FALSE(o.ok);
     EXPECT_EQ(o.error, "t.atp:" + std::to_string(line) +
                            ": expected an API line 'Ret = Name ( params )', got 'CL_SUCCESS = "
@@ -268,7 +268,7 @@ TEST(TraceParserAhead, ErrorInTheMiddleOfTheTimestampSection) {
     const std::string field = "4035307336512";
     const size_t at = text.find(field, text.size() * 2 / 3);
     text.replace(at, field.size(), "4035307x36512");
-    const Outcome o = sameEveryWay(text);
+    const AheadOutcome o = sameEveryWay(text);
     EXPECT_FALSE(o.ok);
     EXPECT_NE(o.error.find("expected the device end time (a decimal number) in field 10, got "
                            "'4035307x36512'"),
@@ -282,7 +282,7 @@ TEST(TraceParserAhead, SectionLineInsideAnApiBlock) {
     const std::string marker = "CL_SUCCESS = clFinish ( 0x20f4a30 )\n";
     const size_t at = text.find(marker, text.size() / 5);
     text.replace(at, marker.size(), "  =====Perfmarker Output=====\n");
-    const Outcome o = sameEveryWay(text);
+    const AheadOutcome o = sameEveryWay(text);
     EXPECT_FALSE(o.ok);
     EXPECT_NE(o.error.find("lines in thread"), std::string::npos) << o.error;
 }
@@ -296,7 +296,7 @@ TEST(TraceParserAhead, LeniencesReadTheSame) {
     const size_t at = fewer.rfind("51   clFinish ");
     fewer.erase(at, fewer.find('\n', at) + 1 - at);
     fewer.replace(fewer.rfind("\n6\n", at), 3, "\n5\n");
-    const Outcome o = sameEveryWay(fewer);
+    const AheadOutcome o = sameEveryWay(fewer);
     EXPECT_NE(o.log.find("without a timestamp line"), std::string::npos);
 }
 
@@ -549,7 +549,7 @@ TEST(TraceParserAhead, RandomApiSectionsReadTheSame) {
         const std::string text = "TraceFileVersion=3.2\n" + api +
                                  (api.back() == '\n' ? "" : "\n") + ts + filler;
         SCOPED_TRACE("round " + std::to_string(round));
-        const Outcome o = sameEveryWay(text);
+        const AheadOutcome o = sameEveryWay(text);
         good += o.ok ? 1 : 0;
         if (HasFailure()) return;
     }
@@ -571,7 +571,7 @@ TEST(TraceParserAhead, LinesBeyondTheCount) {
             std::string filler = "=====Filler=====\n";
             for (int i = 0; i < fillerLines; ++i) filler += "filler line\n";
             SCOPED_TRACE(std::to_string(first) + " entries, filler " + std::to_string(fillerLines));
-            const Outcome o = sameEveryWay(api + "=====ocl Timestamp Output=====\n" + filler);
+            const AheadOutcome o = sameEveryWay(api + "=====ocl Timestamp Output=====\n" + filler);
             EXPECT_FALSE(o.ok);
             EXPECT_EQ(o.error, "t.atp:" + std::to_string(first + 8) +
                                    ": expected a thread id (decimal), got 'CL_SUCCESS = clFinish "

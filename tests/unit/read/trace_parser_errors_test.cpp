@@ -19,6 +19,8 @@ using testing::fixturePath;
 using testing::readFixture;
 using testing::Outcome;
 using testing::parse;
+using testing::kApi;
+using testing::kTs;
 using testing::Recorder;
 
 std::string parseError(const std::string& text) {
@@ -33,9 +35,6 @@ std::string fixtureError(const std::string& name) {
     EXPECT_FALSE(parser.parseFile(fixturePath(name), error));
     return error.substr(error.rfind('/') + 1);
 }
-
-const std::string kApi = "=====ocl API Trace Output=====\n";
-const std::string kTs = "=====ocl Timestamp Output=====\n";
 
 TEST(TraceParserErrors, BadFixtures) {
     EXPECT_EQ(fixtureError("bad_name_mismatch.atp"),

@@ -25,9 +25,11 @@ using ::testing::IsEmpty;
 using testing::OwnedDispatch;
 using testing::Outcome;
 using testing::parse;
+using testing::kApi;
+using testing::kTs;
 using testing::Recorder;
 
-std::string parseError(const std::string& text) {
+std::string parseErrorBeforeFileEnd(const std::string& text) {
     const Outcome o = parse(text);
     EXPECT_FALSE(o.ok) << text;
     EXPECT_THAT(o.r.files, ElementsAre("begin t.atp"));  // no onFileEnd after an error
@@ -59,37 +61,35 @@ private:
     std::string m_dir, m_path;
 };
 
-const std::string kApi = "=====ocl API Trace Output=====\n";
-const std::string kTs = "=====ocl Timestamp Output=====\n";
 const std::string kKernels = "=====hsa Kernel Timestamp Output=====\n";
 
 // ---- what is a trace ---------------------------------------------------------------------------
 
 TEST(NotATrace, EmptyBlankAndGarbageAreRefusedNamingTheInput) {
-    EXPECT_EQ(parseError(""), "t.atp: not a trace: the file is empty");
-    EXPECT_EQ(parseError("\n  \n\t\r\n"), "t.atp: not a trace: the file holds only blank lines");
+    EXPECT_EQ(parseErrorBeforeFileEnd(""), "t.atp: not a trace: the file is empty");
+    EXPECT_EQ(parseErrorBeforeFileEnd("\n  \n\t\r\n"), "t.atp: not a trace: the file holds only blank lines");
     // Lines with '=' but neither a section line nor a TraceFileVersion= line.
-    EXPECT_EQ(parseError("a=b\nc=d\n"),
+    EXPECT_EQ(parseErrorBeforeFileEnd("a=b\nc=d\n"),
               "t.atp: not a trace: no section line and no TraceFileVersion= header line");
     // Binary garbage, with and without '=': control bytes in a key, NUL bytes anywhere.
-    EXPECT_EQ(parseError(std::string("\x7f"
+    EXPECT_EQ(parseErrorBeforeFileEnd(std::string("\x7f"
                                      "ELF\x02\x01=\x03\n",
                                      9)),
               "t.atp:1: not a trace: expected a header line KEY=VALUE or a section line, got "
               "'\\x7fELF\\x02\\x01=\\x03'");
-    EXPECT_EQ(parseError(std::string("A=1\0"
+    EXPECT_EQ(parseErrorBeforeFileEnd(std::string("A=1\0"
                                      "2\n",
                                      6)),
               "t.atp:1: not a trace: expected a header line KEY=VALUE or a section line, got "
               "'A=1\\x002'");
-    EXPECT_EQ(parseError("PK\x03\x04 binary\n"),
+    EXPECT_EQ(parseErrorBeforeFileEnd("PK\x03\x04 binary\n"),
               "t.atp:1: not a trace: expected a header line KEY=VALUE or a section line, got "
               "'PK\\x03\\x04 binary'");
-    EXPECT_EQ(parseError("=garbage\n"),
+    EXPECT_EQ(parseErrorBeforeFileEnd("=garbage\n"),
               "t.atp:1: not a trace: expected a section line '=====<name>=====', got "
               "'=garbage'");
     // After a good header line the message is the usual one.
-    EXPECT_EQ(parseError(std::string("TraceFileVersion=3.2\nB=\0\n", 25)),
+    EXPECT_EQ(parseErrorBeforeFileEnd(std::string("TraceFileVersion=3.2\nB=\0\n", 25)),
               "t.atp:2: expected a header line KEY=VALUE or a section line, got 'B=\\x00'");
 }
 
@@ -265,7 +265,7 @@ TEST(KernelLines, CodeXl2QueueHandleInField8IsKeptAsText) {
     EXPECT_EQ(o.r.dispatches[0].packetId, "18446744073709551615");
     EXPECT_EQ(o.r.dispatches[1].agentIndexText, "0x7f3c1a004000");
     // The queue index (field 7) is still a number.
-    EXPECT_EQ(parseError(kKernels + "1\nk 0x1 1 2 gfx900 {1} 0x7f 0x7f\n"),
+    EXPECT_EQ(parseErrorBeforeFileEnd(kKernels + "1\nk 0x1 1 2 gfx900 {1} 0x7f 0x7f\n"),
               "t.atp:3: expected the queue index (a decimal number) in field 7, got '0x7f'");
 }
 

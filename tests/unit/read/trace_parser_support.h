@@ -179,4 +179,8 @@ inline Outcome parse(const std::string& text) {
     return o;
 }
 
+// Section lines the tests build traces with.
+inline const std::string kApi = "=====ocl API Trace Output=====\n";
+inline const std::string kTs = "=====ocl Timestamp Output=====\n";
+
 }  // namespace perfmarker::atp::testing
