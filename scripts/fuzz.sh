@@ -5,7 +5,7 @@
 # or a timeout fails the run; the input that caused it is left in build-fuzz/artifacts.
 #
 # Usage: bash scripts/fuzz.sh [seconds per target]   (default 20)
-# Environment: PERFMARKER_JOBS=N  parallel build jobs (default 2)
+# Environment: PERFMARKER_JOBS=N  parallel build jobs and fuzz targets run at once (default 2)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,22 +37,42 @@ cmake --build "$build" --parallel "$jobs" --target "${targets[@]}"
 
 [[ "$seconds" -gt 0 ]] || exit 0
 mkdir -p "$build/artifacts"
-for target in "${targets[@]}"; do
-    corpus="$build/corpus/$target"
+
+# run_target <target>: one libFuzzer run; its output goes to build-fuzz/artifacts/<target>.log.
+run_target() {
+    local target=$1
+    local corpus="$build/corpus/$target"
     mkdir -p "$corpus"
     cp tests/fixtures/atp/*.atp tests/fixtures/perfmarker/* "$corpus/"
-    echo "fuzz.sh: $target for ${seconds}s"
-    log="$build/artifacts/$target.log"
-    status=0
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         "$build/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -max_len=65536 -artifact_prefix="$build/artifacts/$target-" "$corpus" >"$log" 2>&1 ||
-        status=$?
-    grep -E '^Done [0-9]+ runs' "$log" || true
-    if [[ "$status" -ne 0 ]]; then
-        tail -n 40 "$log" >&2
-        echo "fuzz.sh: $target failed (exit $status); the input is in $build/artifacts" >&2
-        exit 1
-    fi
+        -max_len=65536 -artifact_prefix="$build/artifacts/$target-" "$corpus" \
+        >"$build/artifacts/$target.log" 2>&1
+}
+
+# The targets run $jobs at a time (each is one process on one core), then each is checked.
+failed=0
+for ((first = 0; first < ${#targets[@]}; first += jobs)); do
+    pids=()
+    for target in "${targets[@]:first:jobs}"; do
+        echo "fuzz.sh: $target for ${seconds}s"
+        run_target "$target" &
+        pids+=($!)
+    done
+    index=$first
+    for pid in "${pids[@]}"; do
+        target=${targets[index]}
+        index=$((index + 1))
+        status=0
+        wait "$pid" || status=$?
+        log="$build/artifacts/$target.log"
+        grep -E '^Done [0-9]+ runs' "$log" || true
+        if [[ "$status" -ne 0 ]]; then
+            tail -n 40 "$log" >&2
+            echo "fuzz.sh: $target failed (exit $status); the input is in $build/artifacts" >&2
+            failed=1
+        fi
+    done
 done
+[[ "$failed" -eq 0 ]] || exit 1
 echo "fuzz.sh: all targets ran ${seconds}s without a finding"

@@ -103,4 +103,23 @@ private:
     std::vector<std::vector<Run>> m_runs;         // by location
 };
 
+// Spreads a queue's commands, given in nesting order, over lanes: each goes to the first lane
+// that is free at its start, a new lane when none is (docs/export.md#nesting-is-guaranteed). Each
+// lane's commands stay in nesting order. The Perfetto and OTF2 exports both use it.
+class LaneAssigner {
+public:
+    // The lane of the next command, 0 for the first.
+    size_t lane(const Interval& command) {
+        size_t lane = 0;
+        while (lane < m_free.size() && m_free[lane] > command.start) ++lane;
+        if (lane == m_free.size()) m_free.push_back(0);
+        m_free[lane] = command.end;
+        return lane;
+    }
+    size_t lanes() const { return m_free.size(); }
+
+private:
+    std::vector<uint64_t> m_free;  // per lane: where its last command ended
+};
+
 }  // namespace perfmarker::exporter

@@ -416,28 +416,26 @@ bool PerfettoExporter::closeOutputs(std::string& error) {
 // to one queue, clock jitter): each goes to the first lane of its sub-track that is free at its
 // start, so no lane ever holds crossing slices.
 void PerfettoExporter::writeDeviceCommands() {
-    std::vector<Track> lanes;
+    std::vector<uint64_t> tids;  // per lane
     for (size_t location = 0; location < m_queues.size() * kCommandClasses; ++location) {
         const size_t queue = location / kCommandClasses;
         const auto kind = static_cast<CommandClass>(location % kCommandClasses);
-        lanes.clear();
+        LaneAssigner lanes;
+        tids.clear();
         IntervalStore::Reader commands = m_commands.read(static_cast<uint32_t>(location));
         while (const Interval* command = commands.next()) {
-            auto lane = std::find_if(lanes.begin(), lanes.end(),
-                                     [&](const Track& t) { return t.floor <= command->start; });
-            if (lane == lanes.end()) {
+            const size_t lane = lanes.lane(*command);
+            if (lane == tids.size()) {
                 const QueueKey& key = m_queues[queue];
                 std::string name =
                     queueTrackName(std::get<0>(key), std::get<1>(key), std::get<2>(key));
                 name += " " + std::string(commandClassName(kind));
-                if (!lanes.empty()) name += " #" + std::to_string(lanes.size() + 1);
-                const uint64_t sortIndex = kDeviceSortBase + queue * 1000 +
-                                           static_cast<uint64_t>(kind) * 100 + lanes.size();
-                lanes.push_back(Track{newTid(name, sortIndex), 0});
-                lane = lanes.end() - 1;
+                if (lane > 0) name += " #" + std::to_string(lane + 1);
+                const uint64_t sortIndex =
+                    kDeviceSortBase + queue * 1000 + static_cast<uint64_t>(kind) * 100 + lane;
+                tids.push_back(newTid(name, sortIndex));
             }
-            lane->floor = command->end;
-            writeLane(*command, commands.payload(), kind, lane->tid);
+            writeLane(*command, commands.payload(), kind, tids[lane]);
         }
     }
 }
