@@ -21,19 +21,22 @@
 // of this tree (to compare two builds of the layer, run the benchmark once with each, in turn).
 //
 // The runtime is the first platform the loader offers (PoCL in the project's setup); without
-// one every benchmark reports an error. The session writes fragments into a fresh directory on
-// /dev/shm (or /tmp), removed at exit. The query is CL_PLATFORM_NAME into a 64-byte buffer: a
-// call with a captured string result (the param_value capture path).
+// one every benchmark reports an error. The sessions write fragments into a fresh directory on
+// /dev/shm (or /tmp). The benchmarks run in a child process, so that its exit (the layer's exit
+// merge included) is over before the parent removes that directory: the layer merges from an
+// ELF destructor, which runs after the program's own. The query is CL_PLATFORM_NAME into a 64-byte
+// buffer: a call with a captured string result (the param_value capture path).
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -50,29 +53,27 @@ struct Setup {
     std::string error;
 };
 
-// The session directories made, for removeSessionDirs. Never destroyed: that runs after the
-// destructors of function-local statics such as setup()'s.
-std::vector<std::string>& sessionDirs() {
-    static auto* dirs = new std::vector<std::string>;
-    return *dirs;
+// The directory that holds every session's directory; made by main() before the benchmarks'
+// process is forked.
+std::string& baseDir() {
+    static std::string dir;
+    return dir;
 }
 
-std::string makeSessionDir() {
-    for (const char* base : {"/dev/shm", "/tmp"}) {
-        std::string path = std::string(base) + "/perfmarker-layer-bench-XXXXXX";
-        if (mkdtemp(path.data()) != nullptr) {
-            sessionDirs().push_back(path);
-            return path;
-        }
-    }
-    return {};
+std::string makeDir(const std::string& prefix) {
+    std::string path = prefix + "XXXXXX";
+    return mkdtemp(path.data()) != nullptr ? path : std::string();
 }
 
 // Loads the layer in front of the runtime's table (see the top of the file); with `sym`, a copy
 // of the layer's file, so that the two sessions do not share the agent's state.
 Setup makeSetup(bool sym) {
     Setup s;
-    s.dir = makeSessionDir();
+    s.dir = baseDir().empty() ? std::string() : makeDir(baseDir() + "/session-");
+    if (s.dir.empty()) {
+        s.error = "cannot make a session directory in /dev/shm or /tmp";
+        return s;
+    }
     setenv("PERFMARKER_OUTPUT", (s.dir + "/bench").c_str(), 1);
     setenv("PERFMARKER_TMPDIR", s.dir.c_str(), 1);
     setenv("PERFMARKER_SYM", sym ? "1" : "0", 1);
@@ -186,17 +187,27 @@ BENCHMARK(BM_TwoRdtsc);
 
 }  // namespace
 
-// The session directory goes after the agent's exit flush and unload hook: the program's ELF
-// destructors run after those of the libraries it loaded later.
-__attribute__((destructor)) static void removeSessionDirs() {
-    std::error_code ignored;
-    for (const std::string& dir : sessionDirs()) std::filesystem::remove_all(dir, ignored);
-}
-
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    for (const char* base : {"/dev/shm", "/tmp"}) {
+        baseDir() = makeDir(std::string(base) + "/perfmarker-layer-bench-");
+        if (!baseDir().empty()) break;
+    }
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    if (child == 0) {
+        benchmark::RunSpecifiedBenchmarks();
+        benchmark::Shutdown();
+        return 0;  // exit() runs the layer's exit flush and merge
+    }
+    int status = 0;
+    const bool waited = child > 0 && waitpid(child, &status, 0) == child;
+    if (!waited) std::perror(child < 0 ? "layer_bench: fork" : "layer_bench: waitpid");
+    if (!baseDir().empty()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(baseDir(), ignored);
+    }
+    if (!waited) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 namespace perfmarker::atp::ocl {
 namespace {
@@ -369,7 +370,8 @@ ApiSpec buildApi(const RawApi& raw) {
     return api;
 }
 
-using NameMap = std::map<std::string_view, NameList>;
+// Hash maps: the merge looks a group up for most parameters of every line it writes.
+using NameMap = std::unordered_map<std::string_view, NameList>;
 
 // Names by group; separate from the catalogue because building the catalogue looks them up.
 const NameMap& nameMap() {
@@ -381,10 +383,22 @@ const NameMap& nameMap() {
     return *names;
 }
 
+struct InfoKey {
+    std::string_view group;
+    int64_t value;
+    bool operator==(const InfoKey& o) const { return group == o.group && value == o.value; }
+};
+struct InfoKeyHash {
+    size_t operator()(const InfoKey& k) const {
+        return std::hash<std::string_view>{}(k.group) ^
+               (std::hash<int64_t>{}(k.value) * 0x9e3779b97f4a7c15ull);
+    }
+};
+
 struct Catalogue {
     std::vector<ApiSpec> apis;
     std::map<std::string_view, unsigned> slotByName;
-    std::map<std::pair<std::string_view, int64_t>, InfoRule> info;
+    std::unordered_map<InfoKey, InfoRule, InfoKeyHash> info;
 };
 
 Catalogue* buildCatalogue() {

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "atp/format/decimal.h"
+
 namespace perfmarker::atp {
 namespace {
 
@@ -27,40 +29,69 @@ constexpr std::string_view kAfterLocal = "        ";  // 8 spaces (agent-written
 constexpr size_t kBaseFields = 4;
 constexpr size_t kEnqueueFields = 15;
 
-// One growth of `out` per field, spaces and all (the merge writes a line per API call).
-void appendPadded(std::string& out, std::string_view text, size_t width) {
-    const size_t at = out.size();
-    out.resize(at + std::max(text.size(), width), ' ');
-    std::memcpy(out.data() + at, text.data(), text.size());
+// A line is written in place: `out` grows once, by an upper bound of the line filled with spaces,
+// each field is copied to its place, and the rest is cut off (one growth and one fill per line
+// instead of one per field: the merge writes a line per API call).
+constexpr size_t kNumberRoom = kMaxDecimalDigits + 1;  // a sign and 20 digits
+
+// Room for `text` in a field of `width`.
+size_t room(std::string_view text, size_t width) { return std::max(text.size(), width); }
+
+// Copies `text` to its field at `p` (which holds spaces) and returns the next field's start.
+char* putPadded(char* p, std::string_view text, size_t width) {
+    std::memcpy(p, text.data(), text.size());
+    return p + room(text, width);
 }
 
-template <typename Int>
-void appendNumber(std::string& out, Int value, size_t width) {
-    char buf[24];
-    const auto result = std::to_chars(buf, buf + sizeof buf, value);
-    appendPadded(out, std::string_view(buf, static_cast<size_t>(result.ptr - buf)), width);
+char* putNumber(char* p, uint64_t value, size_t width, bool negative = false) {
+    char digits[kNumberRoom];
+    char* const end = digits + sizeof digits;
+    char* first = formatDecimalBackward(end, value);
+    if (negative) *--first = '-';
+    return putPadded(p, std::string_view(first, static_cast<size_t>(end - first)), width);
 }
 
-void appendTail(std::string& out, const OclTimestampLine& line) {
+char* putSigned(char* p, int64_t value, size_t width) {
+    const bool negative = value < 0;
+    const uint64_t magnitude =
+        negative ? ~static_cast<uint64_t>(value) + 1 : static_cast<uint64_t>(value);
+    return putNumber(p, magnitude, width, negative);
+}
+
+size_t tailRoom(const OclTimestampLine& line) {
+    switch (line.tail) {
+        case OclTimestampLine::Tail::None:
+            return 0;
+        case OclTimestampLine::Tail::Kernel:
+            return room(line.kernelHandle, kHandleWidth) + line.kernelName.size() +
+                   kBeforeGlobal.size() + line.globalSize.size() + kBeforeLocal.size() +
+                   line.localSize.size() + kAfterLocal.size();
+        case OclTimestampLine::Tail::NativeKernel:
+            return room(line.kernelHandle, kHandleWidth);
+        case OclTimestampLine::Tail::DataSize:
+            return std::max(kNumberRoom, kDataSizeWidth);
+    }
+    return 0;
+}
+
+char* putTail(char* p, const OclTimestampLine& line) {
     switch (line.tail) {
         case OclTimestampLine::Tail::None:
             break;
         case OclTimestampLine::Tail::Kernel:
-            appendPadded(out, line.kernelHandle, kHandleWidth);
-            out.append(line.kernelName);
-            out.append(kBeforeGlobal);
-            out.append(line.globalSize);
-            out.append(kBeforeLocal);
-            out.append(line.localSize);
-            out.append(kAfterLocal);
+            p = putPadded(p, line.kernelHandle, kHandleWidth);
+            p = putPadded(p, line.kernelName, 0) + kBeforeGlobal.size();
+            p = putPadded(p, line.globalSize, 0) + kBeforeLocal.size();
+            p = putPadded(p, line.localSize, 0) + kAfterLocal.size();
             break;
         case OclTimestampLine::Tail::NativeKernel:
-            appendPadded(out, line.kernelHandle, kHandleWidth);
+            p = putPadded(p, line.kernelHandle, kHandleWidth);
             break;
         case OclTimestampLine::Tail::DataSize:
-            appendNumber(out, line.dataSize, kDataSizeWidth);
+            p = putNumber(p, line.dataSize, kDataSizeWidth);
             break;
     }
+    return p;
 }
 
 std::string quoted(std::string_view field) {
@@ -149,24 +180,36 @@ bool oclCommandHasDataSize(uint32_t type) {
 }
 
 void appendOclTimestampLine(std::string& out, const OclTimestampLine& line) {
-    appendNumber(out, line.apiType, kApiTypeWidth);
-    appendPadded(out, line.apiName, kApiNameWidth);
-    appendNumber(out, line.start, kTimeWidth);
-    appendNumber(out, line.end, kTimeWidth);
+    const size_t number = kNumberRoom;  // every number field's width is at most this
+    size_t most = number + room(line.apiName, kApiNameWidth) + 2 * number + 1;
     if (line.hasDevice) {
-        appendNumber(out, line.commandType, kCommandTypeWidth);
-        appendPadded(out, line.commandName, kCommandNameWidth);
-        for (const uint64_t t : {line.queued, line.submit, line.deviceStart, line.deviceEnd}) {
-            appendNumber(out, t, kTimeWidth);
-        }
-        appendNumber(out, line.queueId, kIdWidth);
-        appendPadded(out, line.queueHandle, kHandleWidth);
-        appendNumber(out, line.contextId, kIdWidth);
-        appendPadded(out, line.contextHandle, kHandleWidth);
-        appendPadded(out, line.deviceName, kDeviceWidth);
-        appendTail(out, line);
+        most += number + room(line.commandName, kCommandNameWidth) + 4 * number + number +
+                room(line.queueHandle, kHandleWidth) + number +
+                room(line.contextHandle, kHandleWidth) + room(line.deviceName, kDeviceWidth) +
+                tailRoom(line);
     }
-    out.push_back('\n');
+    const size_t at = out.size();
+    out.resize(at + most, ' ');
+    char* const first = out.data() + at;
+    char* p = putSigned(first, line.apiType, kApiTypeWidth);
+    p = putPadded(p, line.apiName, kApiNameWidth);
+    p = putNumber(p, line.start, kTimeWidth);
+    p = putNumber(p, line.end, kTimeWidth);
+    if (line.hasDevice) {
+        p = putNumber(p, line.commandType, kCommandTypeWidth);
+        p = putPadded(p, line.commandName, kCommandNameWidth);
+        for (const uint64_t t : {line.queued, line.submit, line.deviceStart, line.deviceEnd}) {
+            p = putNumber(p, t, kTimeWidth);
+        }
+        p = putNumber(p, line.queueId, kIdWidth);
+        p = putPadded(p, line.queueHandle, kHandleWidth);
+        p = putNumber(p, line.contextId, kIdWidth);
+        p = putPadded(p, line.contextHandle, kHandleWidth);
+        p = putPadded(p, line.deviceName, kDeviceWidth);
+        p = putTail(p, line);
+    }
+    *p++ = '\n';
+    out.resize(at + static_cast<size_t>(p - first));
 }
 
 void splitFields(std::string_view line, std::vector<std::string_view>& fields) {

@@ -1,5 +1,6 @@
 #include "atp/write/ocl_api_line.h"
 
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -54,19 +55,43 @@ std::string decimalSigned(int64_t v) { return std::to_string(v); }
 
 // The common parameters are appended to the line in place: a string per parameter, and the
 // concatenations that joined them, were a third of the merge (docs/performance.md).
-// "0x" and the hex digits of v (as printf's "0x%llX" / "0x%llx"), without printf's parsing:
-// handles are formatted for most lines of a trace.
+// The two hex digits of every byte value, lower and upper case.
+struct HexPairs {
+    char lower[512];
+    char upper[512];
+};
+constexpr HexPairs makeHexPairs() {
+    HexPairs t{};
+    for (int i = 0; i < 256; ++i) {
+        t.lower[2 * i] = "0123456789abcdef"[i >> 4];
+        t.lower[2 * i + 1] = "0123456789abcdef"[i & 15];
+        t.upper[2 * i] = "0123456789ABCDEF"[i >> 4];
+        t.upper[2 * i + 1] = "0123456789ABCDEF"[i & 15];
+    }
+    return t;
+}
+constexpr HexPairs kHexPairs = makeHexPairs();
+
+// "0x" and the hex digits of v (as printf's "0x%llX" / "0x%llx"), without printf's parsing and
+// two digits a step: handles are formatted for most lines of a trace, several per line.
 void appendHex(std::string& out, uint64_t v, bool upper) {
-    const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    const char* const pairs = upper ? kHexPairs.upper : kHexPairs.lower;
     char buf[18];
-    char* p = buf + sizeof buf;
-    do {
-        *--p = digits[v & 15];
-        v >>= 4;
-    } while (v != 0);
+    char* const end = buf + sizeof buf;
+    char* p = end;
+    for (; v >= 0x100; v >>= 8) {
+        p -= 2;
+        std::memcpy(p, pairs + 2 * (v & 0xff), 2);
+    }
+    if (v >= 0x10) {
+        p -= 2;
+        std::memcpy(p, pairs + 2 * v, 2);
+    } else {
+        *--p = pairs[2 * v + 1];
+    }
     *--p = 'x';
     *--p = '0';
-    out.append(p, buf + sizeof buf);
+    out.append(p, static_cast<size_t>(end - p));
 }
 
 void appendHandle(std::string& out, uint64_t v) {
@@ -131,41 +156,32 @@ std::string flagsString(std::string_view group, uint64_t value) {
 std::string boolString(uint64_t v) { return v == 1 ? "CL_TRUE" : v == 0 ? "CL_FALSE" : decimal(v); }
 
 // Escapes a returned string (docs/format.md#parameters: newline, CR, tab and quote).
-std::string quoted(std::string_view s, size_t limit) {
+void appendQuoted(std::string& out, std::string_view s, size_t limit) {
     const size_t nul = s.find('\0');
     if (nul != std::string_view::npos) s = s.substr(0, nul);
     const bool cut = s.size() > limit;
     if (cut) s = s.substr(0, limit);
-    std::string out;
-    out.reserve(s.size() + 6);
     out.push_back('"');
-    // Runs of plain bytes in one append each.
+    // Runs of plain bytes in one append each; a byte is looked up, not switched on.
+    static constexpr auto kEscaped = [] {
+        std::array<bool, 256> t{};
+        for (const unsigned char c : {'\n', '\r', '\t', '"'}) t[c] = true;
+        return t;
+    }();
     size_t run = 0;
     for (size_t i = 0; i < s.size(); ++i) {
-        const char* escape = nullptr;
-        switch (s[i]) {
-            case '\n':
-                escape = "\\n";
-                break;
-            case '\r':
-                escape = "\\r";
-                break;
-            case '\t':
-                escape = "\\t";
-                break;
-            case '"':
-                escape = "\\\"";
-                break;
-            default:
-                continue;
-        }
+        if (!kEscaped[static_cast<unsigned char>(s[i])]) continue;
+        const char c = s[i];
+        const char* const escape = c == '\n'   ? "\\n"
+                                   : c == '\r' ? "\\r"
+                                   : c == '\t' ? "\\t"
+                                               : "\\\"";
         out.append(s.data() + run, i - run).append(escape);
         run = i + 1;
     }
     out.append(s.data() + run, s.size() - run);
     if (cut) out += "...";
     out.push_back('"');
-    return out;
 }
 
 template <typename T>
@@ -210,7 +226,7 @@ private:
     bool capture(size_t i, CaptureEncoding expected, std::string_view& bytes, bool& present);
     bool bracketed(size_t i, std::string& out);
     std::string bytesValue(const ParamSpec& p, std::string_view bytes) const;
-    std::string infoValue(std::string_view bytes) const;
+    void infoValue(std::string_view bytes, std::string& out) const;
     std::string propertyList(const ParamSpec& p, std::string_view bytes) const;
     std::string imageDesc(std::string_view bytes) const;
     void kernelArg(size_t i, std::string_view bytes, bool present, std::string& out) const;
@@ -323,7 +339,7 @@ bool LineBuilder::bracketed(size_t i, std::string& out) {
     }
     out.push_back('[');
     if (p.kind == ParamKind::InfoValue) {
-        if (present && succeeded()) out += infoValue(bytes);
+        if (present && succeeded()) infoValue(bytes, out);
     } else if (present) {
         out += bytesValue(p, bytes);
     }
@@ -413,33 +429,45 @@ void LineBuilder::kernelArg(size_t i, std::string_view bytes, bool present,
     out.push_back(']');
 }
 
-std::string LineBuilder::infoValue(std::string_view bytes) const {
+void LineBuilder::infoValue(std::string_view bytes, std::string& out) const {
     const ParamSpec& nameParam = m_api.params[static_cast<size_t>(m_api.infoNameArg)];
     const InfoRule rule = infoRule(
         nameParam.group, static_cast<uint32_t>(m_call.arg(static_cast<size_t>(m_api.infoNameArg))));
     const auto dec = [](uint64_t n) { return decimal(n); };
     switch (rule.type) {
         case InfoType::String:
-            return quoted(bytes, std::string_view::npos);
+            appendQuoted(out, bytes, std::string_view::npos);
+            return;
         case InfoType::LongString:
-            return quoted(bytes, 60);
+            appendQuoted(out, bytes, 60);
+            return;
         case InfoType::Bool:
-            return boolString(scalarOf(bytes));
+            out += boolString(scalarOf(bytes));
+            return;
         case InfoType::Enum:
-            return enumString(rule.group, static_cast<int64_t>(scalarOf(bytes)));
+            out += enumString(rule.group, static_cast<int64_t>(scalarOf(bytes)));
+            return;
         case InfoType::Flags:
-            return flagsString(rule.group, scalarOf(bytes));
+            out += flagsString(rule.group, scalarOf(bytes));
+            return;
         case InfoType::Handles:
-            return joined<uint64_t>(bytes, [](uint64_t h) { return oclHandleString(h); });
+            out += joined<uint64_t>(bytes, [](uint64_t h) { return oclHandleString(h); });
+            return;
         case InfoType::Sizes:
-            return joined<uint64_t>(bytes, dec);
+            out += joined<uint64_t>(bytes, dec);
+            return;
         case InfoType::Auto:
             break;
     }
-    if (bytes.size() <= 8) return decimal(scalarOf(bytes));
-    if (bytes.size() % 8 == 0) return joined<uint64_t>(bytes, dec);
-    if (bytes.size() % 4 == 0) return joined<uint32_t>(bytes, dec);
-    return joined<uint8_t>(bytes, dec);
+    if (bytes.size() <= 8) {
+        appendDecimal(out, scalarOf(bytes));
+    } else if (bytes.size() % 8 == 0) {
+        out += joined<uint64_t>(bytes, dec);
+    } else if (bytes.size() % 4 == 0) {
+        out += joined<uint32_t>(bytes, dec);
+    } else {
+        out += joined<uint8_t>(bytes, dec);
+    }
 }
 
 void LineBuilder::returnValue(std::string& out) const {
@@ -505,6 +533,41 @@ int paramIndex(const ApiSpec& api, std::string_view name) {
     return -1;
 }
 
+// What an enqueue API's timestamp line takes from its arguments, found once per dispatch slot:
+// most lines of a trace are enqueues, and a parameter found by name is a scan of its names.
+struct EnqueueParams {
+    enum class Kernel : uint8_t { None, NDRange, Task, Native };
+    Kernel kernel = Kernel::None;
+    int globalSize = -1;
+    int localSize = -1;
+    int size = -1;  // cb, or size
+    int region = -1;
+};
+
+const EnqueueParams& enqueueParams(const ApiSpec& api) {
+    static const std::vector<EnqueueParams> table = [] {
+        std::vector<EnqueueParams> t(apis().size());
+        for (size_t slot = 0; slot < t.size(); ++slot) {
+            const ApiSpec& a = apis()[slot];
+            EnqueueParams& e = t[slot];
+            if (a.name == "clEnqueueNDRangeKernel") {
+                e.kernel = EnqueueParams::Kernel::NDRange;
+                e.globalSize = paramIndex(a, "global_work_size");
+                e.localSize = paramIndex(a, "local_work_size");
+            } else if (a.name == "clEnqueueTask") {
+                e.kernel = EnqueueParams::Kernel::Task;
+            } else if (a.name == "clEnqueueNativeKernel") {
+                e.kernel = EnqueueParams::Kernel::Native;
+            }
+            e.size = paramIndex(a, "cb");
+            if (e.size < 0) e.size = paramIndex(a, "size");
+            e.region = paramIndex(a, "region");
+        }
+        return t;
+    }();
+    return table[api.slot];
+}
+
 // "{v1,v2}" from a captured size array, "{NULL}" when the pointer was null.
 std::string braceSizes(const ApiCallView& call, int index) {
     CaptureEncoding encoding{};
@@ -556,19 +619,19 @@ bool oclEnqueueFields(const ApiCallView& call, OclEnqueueFields& fields, std::st
     }
     fields = OclEnqueueFields{};
     fields.queue = call.arg(0);
-    if (api->name == "clEnqueueNDRangeKernel") {
+    const EnqueueParams& e = enqueueParams(*api);
+    if (e.kernel == EnqueueParams::Kernel::NDRange) {
         fields.kernel = call.arg(1);
-        fields.globalSize = braceSizes(call, paramIndex(*api, "global_work_size"));
-        fields.localSize = braceSizes(call, paramIndex(*api, "local_work_size"));
-    } else if (api->name == "clEnqueueTask") {
+        fields.globalSize = braceSizes(call, e.globalSize);
+        fields.localSize = braceSizes(call, e.localSize);
+    } else if (e.kernel == EnqueueParams::Kernel::Task) {
         fields.kernel = call.arg(1);
         fields.globalSize = fields.localSize = "{1}";
-    } else if (api->name == "clEnqueueNativeKernel") {
+    } else if (e.kernel == EnqueueParams::Kernel::Native) {
         fields.kernel = call.arg(1);
     }
-    int size = paramIndex(*api, "cb");
-    if (size < 0) size = paramIndex(*api, "size");
-    const int region = paramIndex(*api, "region");
+    const int size = e.size;
+    const int region = e.region;
     CaptureEncoding encoding{};
     std::string_view bytes;
     if (size >= 0) {

@@ -131,6 +131,51 @@ TEST(OclTimestampLineFormat, RoundTripsEveryTail) {
     EXPECT_EQ(back.dataSize, 4096u);
 }
 
+// The exact bytes of docs/format.md#timestamp-lines, appended after text already there: fields
+// padded to their widths, a value longer than its field running into the next one.
+TEST(OclTimestampLineFormat, WritesExactWidthsAfterExistingText) {
+    OclTimestampLine line;
+    line.apiType = 54;
+    line.apiName = "clSetKernelArg";
+    line.start = 18629539677140;
+    line.end = 18629539678292;
+    std::string text = "before\n";
+    appendOclTimestampLine(text, line);
+    EXPECT_EQ(text, "before\n54   clSetKernelArg" + std::string(31, ' ') + "18629539677140" +
+                        std::string(7, ' ') + "18629539678292" + std::string(7, ' ') + "\n");
+
+    line.apiType = -1;
+    line.apiName = std::string(50, 'n');
+    line.start = UINT64_MAX;
+    line.end = 0;
+    text.clear();
+    appendOclTimestampLine(text, line);
+    EXPECT_EQ(text, "-1   " + std::string(50, 'n') + "18446744073709551615 0" +
+                        std::string(20, ' ') + "\n");
+
+    line.apiType = 71;
+    line.apiName = "clEnqueueNativeKernel";
+    line.start = 1;
+    line.end = 2;
+    line.hasDevice = true;
+    line.commandType = 0x11F2;
+    line.commandName = "CL_COMMAND_NATIVE_KERNEL";
+    line.queued = 3, line.submit = 4, line.deviceStart = 5, line.deviceEnd = 6;
+    line.queueId = 0, line.queueHandle = "0x10", line.contextId = 1, line.contextHandle = "0x20";
+    line.deviceName = "CPU_Device";
+    line.tail = OclTimestampLine::Tail::NativeKernel;
+    line.kernelHandle = "0x40";
+    text.clear();
+    appendOclTimestampLine(text, line);
+    const auto pad = [](std::string s, size_t width) { return s.append(width - s.size(), ' '); };
+    std::string expected = pad("71", 5) + pad("clEnqueueNativeKernel", 45) + pad("1", 21) +
+                           pad("2", 21) + pad("4594", 8) + pad("CL_COMMAND_NATIVE_KERNEL", 40);
+    for (const char* t : {"3", "4", "5", "6"}) expected += pad(t, 21);
+    expected += pad("0", 10) + pad("0x10", 25) + pad("1", 10) + pad("0x20", 25) +
+                pad("CPU_Device", 30) + pad("0x40", 25) + "\n";
+    EXPECT_EQ(text, expected);
+}
+
 TEST(OclTimestampLineFormat, FieldErrorsNameTheField) {
     std::vector<std::string_view> fields;
     OclTimestampLine out;

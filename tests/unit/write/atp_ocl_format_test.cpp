@@ -294,6 +294,9 @@ TEST(OclFormat, NamesAndIds) {
     EXPECT_FALSE(perfmarker::atp::oclIsEnqueueApi(74));
     EXPECT_EQ(perfmarker::atp::oclHandleString(0), "NULL");
     EXPECT_EQ(perfmarker::atp::oclHandleString(1), "0x1");
+    EXPECT_EQ(perfmarker::atp::oclHandleString(0x10), "0x10");
+    EXPECT_EQ(perfmarker::atp::oclHandleString(0xabc), "0xabc");
+    EXPECT_EQ(perfmarker::atp::oclHandleString(0x100), "0x100");
     EXPECT_EQ(perfmarker::atp::oclHandleString(0x7f3a00c0ffeeULL), "0x7f3a00c0ffee");
     EXPECT_EQ(perfmarker::atp::oclHandleString(~0ULL), "0xffffffffffffffff");
 }
