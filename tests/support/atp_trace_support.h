@@ -77,12 +77,13 @@ public:
     bool apiLine(const record::ApiCallView& call, uint32_t count, std::string& line,
                  std::string& error) const override {
         if (call.head.apiId == 999) {
+            line += "5 = half a line";  // as the real formatter leaves it, failing midway
             error = "no such API";
             return false;
         }
-        line = (call.head.ret == 0 ? std::string("CL_SUCCESS")
-                                   : std::to_string(static_cast<int64_t>(call.head.ret))) +
-               " = " + std::string(apiName(call)) + " ( ";
+        line += (call.head.ret == 0 ? std::string("CL_SUCCESS")
+                                    : std::to_string(static_cast<int64_t>(call.head.ret))) +
+                " = " + std::string(apiName(call)) + " ( ";
         for (size_t i = 0; i < call.head.argCount; ++i) {
             if (i > 0) line += ';';
             line += hex(call.arg(i));

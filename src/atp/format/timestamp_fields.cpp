@@ -7,8 +7,6 @@
 #include <charconv>
 #include <cstring>
 
-#include "atp/format/decimal.h"
-
 namespace perfmarker::atp {
 namespace {
 
@@ -49,6 +47,13 @@ char* putNumber(char* p, uint64_t value, size_t width, bool negative = false) {
     char* first = formatDecimalBackward(end, value);
     if (negative) *--first = '-';
     return putPadded(p, std::string_view(first, static_cast<size_t>(end - first)), width);
+}
+
+// DecimalFieldWriter::put writes at most kMaxDecimalDigits bytes, spaces or digits, at `p`.
+static_assert(kTimeWidth >= kMaxDecimalDigits && kNumberRoom >= kMaxDecimalDigits);
+char* putTime(char* p, uint64_t value, DecimalFieldWriter& times) {
+    char* const end = times.put(p, value);
+    return std::max(end, p + kTimeWidth);
 }
 
 char* putSigned(char* p, int64_t value, size_t width) {
@@ -179,7 +184,8 @@ bool oclCommandHasDataSize(uint32_t type) {
            type == kFillImage || type == kSvmMemcpy || type == kSvmMap || type == kSvmUnmap;
 }
 
-void appendOclTimestampLine(std::string& out, const OclTimestampLine& line) {
+void appendOclTimestampLine(std::string& out, const OclTimestampLine& line,
+                            DecimalFieldWriter& times) {
     const size_t number = kNumberRoom;  // every number field's width is at most this
     size_t most = number + room(line.apiName, kApiNameWidth) + 2 * number + 1;
     if (line.hasDevice) {
@@ -193,13 +199,13 @@ void appendOclTimestampLine(std::string& out, const OclTimestampLine& line) {
     char* const first = out.data() + at;
     char* p = putSigned(first, line.apiType, kApiTypeWidth);
     p = putPadded(p, line.apiName, kApiNameWidth);
-    p = putNumber(p, line.start, kTimeWidth);
-    p = putNumber(p, line.end, kTimeWidth);
+    p = putTime(p, line.start, times);
+    p = putTime(p, line.end, times);
     if (line.hasDevice) {
         p = putNumber(p, line.commandType, kCommandTypeWidth);
         p = putPadded(p, line.commandName, kCommandNameWidth);
         for (const uint64_t t : {line.queued, line.submit, line.deviceStart, line.deviceEnd}) {
-            p = putNumber(p, t, kTimeWidth);
+            p = putTime(p, t, times);
         }
         p = putNumber(p, line.queueId, kIdWidth);
         p = putPadded(p, line.queueHandle, kHandleWidth);
@@ -210,6 +216,11 @@ void appendOclTimestampLine(std::string& out, const OclTimestampLine& line) {
     }
     *p++ = '\n';
     out.resize(at + static_cast<size_t>(p - first));
+}
+
+void appendOclTimestampLine(std::string& out, const OclTimestampLine& line) {
+    DecimalFieldWriter times;
+    appendOclTimestampLine(out, line, times);
 }
 
 void splitFields(std::string_view line, std::vector<std::string_view>& fields) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "atp/format/decimal.h"
+
 namespace perfmarker::atp {
 
 // cl_command_type values the line layout depends on (docs/format.md#command-types).
@@ -50,6 +52,10 @@ struct OclTimestampLine {
 // Appends the line with the widths of docs/format.md#timestamp-lines and a final '\n' (kernel lines
 // end with the 8 spaces of the agent-written variant).
 void appendOclTimestampLine(std::string& out, const OclTimestampLine& line);
+// The same, the times written by `times` (decimal.h), which keeps the high digits they share
+// from one line to the next.
+void appendOclTimestampLine(std::string& out, const OclTimestampLine& line,
+                            DecimalFieldWriter& times);
 
 // Splits a line on whitespace (spaces, tabs, CR), as every reader must
 // (docs/format.md#conventions).

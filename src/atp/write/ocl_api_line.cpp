@@ -581,12 +581,11 @@ std::string braceSizes(const ApiCallView& call, int index) {
 
 }  // namespace
 
-bool formatOclApiLine(const ApiCallView& call, std::string& line, std::string& error,
+bool appendOclApiLine(const ApiCallView& call, std::string& line, std::string& error,
                       const OclLineOptions& options) {
     const ApiSpec* api = checkedApi(call, error);
     if (api == nullptr) return false;
     LineBuilder builder(call, *api, error);
-    line.clear();
     builder.returnValue(line);
     line.append(" = ").append(api->name).append(" ( ");
     for (size_t i = 0; i < api->params.size(); ++i) {
@@ -598,6 +597,12 @@ bool formatOclApiLine(const ApiCallView& call, std::string& line, std::string& e
     }
     line += " )";
     return true;
+}
+
+bool formatOclApiLine(const ApiCallView& call, std::string& line, std::string& error,
+                      const OclLineOptions& options) {
+    line.clear();
+    return appendOclApiLine(call, line, error, options);
 }
 
 bool formatOclApiLine(std::string_view payload, std::string& line, std::string& error,

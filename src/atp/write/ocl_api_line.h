@@ -21,6 +21,10 @@ struct OclLineOptions {
 bool formatOclApiLine(const record::ApiCallView& call, std::string& line, std::string& error,
                       const OclLineOptions& options = {});
 
+// As above, appending the line to `out` (on failure `out` may hold part of it).
+bool appendOclApiLine(const record::ApiCallView& call, std::string& out, std::string& error,
+                      const OclLineOptions& options = {});
+
 // As above, decoding the payload (RecordView::str0 of an ApiCall record) first.
 bool formatOclApiLine(std::string_view payload, std::string& line, std::string& error,
                       const OclLineOptions& options = {});

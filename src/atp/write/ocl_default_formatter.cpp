@@ -36,7 +36,7 @@ public:
                  std::string& error) const override {
         OclLineOptions options;
         options.consecutiveCalls = consecutiveCalls;
-        return formatOclApiLine(call, line, error, options);
+        return appendOclApiLine(call, line, error, options);
     }
 
     bool enqueueInfo(const record::ApiCallView& call, OclEnqueueInfo& info,

@@ -285,7 +285,7 @@ struct OclTraceBuilder::Impl {
     std::vector<EnqueueSample> samples;
     OclTraceStats stats;
     OclTimestampLine scratch;  // reused per line so its strings keep their capacity
-    std::string lineText;
+    DecimalFieldWriter timeDigits;  // timestamps of a section share their high digits
 };
 
 bool OclTraceBuilder::Impl::replayLines(ThreadEntry& thread, const RecordVisit& other,
@@ -443,10 +443,10 @@ bool OclTraceBuilder::Impl::writeSection(
 
 void OclTraceBuilder::Impl::apiLine(const Line& line, std::string& out) {
     std::string error;
-    if (formatter.apiLine(*line.call, line.count, lineText, error)) {
-        out.append(lineText);
-    } else {
+    const size_t at = out.size();
+    if (!formatter.apiLine(*line.call, line.count, out, error)) {
         // Keep the line so the two sections stay paired; say why it has no parameters.
+        out.resize(at);
         ++stats.unformattedLines;
         for (char& c : error) {
             if (c == '\n' || c == '\r' || c == '*') c = ' ';
@@ -467,7 +467,7 @@ void OclTraceBuilder::Impl::timestampLine(const Line& line, std::string& out) {
     t.hasDevice = formatter.isSuccessfulEnqueue(*line.call);
     t.tail = OclTimestampLine::Tail::None;
     if (t.hasDevice) fillEnqueue(line, t);
-    appendOclTimestampLine(out, t);
+    appendOclTimestampLine(out, t, timeDigits);
 }
 
 void OclTraceBuilder::Impl::fillObjects(uint64_t queue, uint64_t time, OclTimestampLine& t,

@@ -38,7 +38,8 @@ public:
     virtual int apiType(const record::ApiCallView& call) const = 0;
     // An enqueue API whose call succeeded: its timestamp line carries device times.
     virtual bool isSuccessfulEnqueue(const record::ApiCallView& call) const = 0;
-    // The API-trace line without its line end; a count > 1 adds " /*N consecutive calls*/".
+    // Appends the API-trace line without its line end; a count > 1 adds " /*N consecutive
+    // calls*/". On failure the caller cuts `line` back to its size before the call.
     virtual bool apiLine(const record::ApiCallView& call, uint32_t consecutiveCalls,
                          std::string& line, std::string& error) const = 0;
     virtual bool enqueueInfo(const record::ApiCallView& call, OclEnqueueInfo& info,
