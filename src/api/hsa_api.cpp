@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "api/group_value_key.h"
+
 namespace perfmarker::atp {
 namespace {
 
@@ -141,23 +143,12 @@ std::string_view hsaApiTypeName(int id) {
 
 std::string_view hsaEnumName(std::string_view type, int64_t value) {
     // Indexed once: a scan of the whole table took a tenth of the HSA merge.
-    struct Key {
-        std::string_view type;
-        int64_t value;
-        bool operator==(const Key& o) const { return value == o.value && type == o.type; }
-    };
-    struct KeyHash {
-        size_t operator()(const Key& k) const {
-            return std::hash<std::string_view>()(k.type) ^
-                   (static_cast<size_t>(k.value) * 0x9e3779b97f4a7c15ULL);
-        }
-    };
     static const auto* const names = [] {
-        auto* map = new std::unordered_map<Key, std::string_view, KeyHash>();
-        for (const RawEnum& e : kRawEnums) map->emplace(Key{e.type, e.value}, e.name);
+        auto* map = new std::unordered_map<GroupValueKey, std::string_view, GroupValueKeyHash>();
+        for (const RawEnum& e : kRawEnums) map->emplace(GroupValueKey{e.type, e.value}, e.name);
         return map;
     }();
-    const auto it = names->find(Key{type, value});
+    const auto it = names->find(GroupValueKey{type, value});
     return it == names->end() ? std::string_view() : it->second;
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "api/group_value_key.h"
+
 namespace perfmarker::atp::ocl {
 namespace {
 
@@ -383,22 +385,10 @@ const NameMap& nameMap() {
     return *names;
 }
 
-struct InfoKey {
-    std::string_view group;
-    int64_t value;
-    bool operator==(const InfoKey& o) const { return group == o.group && value == o.value; }
-};
-struct InfoKeyHash {
-    size_t operator()(const InfoKey& k) const {
-        return std::hash<std::string_view>{}(k.group) ^
-               (std::hash<int64_t>{}(k.value) * 0x9e3779b97f4a7c15ull);
-    }
-};
-
 struct Catalogue {
     std::vector<ApiSpec> apis;
     std::map<std::string_view, unsigned> slotByName;
-    std::unordered_map<InfoKey, InfoRule, InfoKeyHash> info;
+    std::unordered_map<GroupValueKey, InfoRule, GroupValueKeyHash> info;
 };
 
 Catalogue* buildCatalogue() {

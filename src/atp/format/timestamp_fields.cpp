@@ -189,6 +189,8 @@ void appendOclTimestampLine(std::string& out, const OclTimestampLine& line,
     const size_t number = kNumberRoom;  // every number field's width is at most this
     size_t most = number + room(line.apiName, kApiNameWidth) + 2 * number + 1;
     if (line.hasDevice) {
+        // The command type, its name, four device times, the queue's id and handle, the
+        // context's id and handle, the device and the tail.
         most += number + room(line.commandName, kCommandNameWidth) + 4 * number + number +
                 room(line.queueHandle, kHandleWidth) + number +
                 room(line.contextHandle, kHandleWidth) + room(line.deviceName, kDeviceWidth) +
