@@ -48,13 +48,21 @@ std::string dieName(Dwarf_Die* die) {
     return name != nullptr ? name : std::string();
 }
 
-// The function whose code holds `pc` as the debug information tells it: the innermost inlined
-// subroutine or subprogram. `inlined` says which.
-std::string dwarfFunction(Dwfl_Module* module, Dwarf_Addr pc, bool& inlined) {
+// The compile unit whose code holds `pc`. libdwfl finds it through .debug_aranges, which Clang
+// does not write unless asked (-gdwarf-aranges): without them the units are searched one by one
+// (docs/call-sites.md#names-and-lines).
+Dwarf_Die* compileUnitAt(Dwfl_Module* module, Dwarf_Addr pc, Dwarf_Addr& bias) {
+    if (Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias)) return cu;
+    for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
+        if (dwarf_haspc(cu, pc - bias) > 0) return cu;
+    }
+    return nullptr;
+}
+
+// The function whose code holds `pc` (in compile unit `cu`) as the debug information tells it:
+// the innermost inlined subroutine or subprogram. `inlined` says which.
+std::string dwarfFunction(Dwarf_Die* cu, Dwarf_Addr pc, Dwarf_Addr bias, bool& inlined) {
     inlined = false;
-    Dwarf_Addr bias = 0;
-    Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias);
-    if (cu == nullptr) return {};
     Dwarf_Die* scopes = nullptr;
     const int count = dwarf_getscopes(cu, pc - bias, &scopes);
     std::string name;
@@ -175,15 +183,18 @@ void Symbolizer::Impl::lookup(uint64_t returnAddress, CallSite& site) {
     const ModuleState& state = open(index);
     if (state.status != ModuleState::Status::Ready) return;
     bool inlined = false;
-    site.function = dwarfFunction(state.module, pc, inlined);
+    Dwarf_Addr bias = 0;
+    Dwarf_Die* cu = compileUnitAt(state.module, pc, bias);
+    if (cu != nullptr) site.function = dwarfFunction(cu, pc, bias, inlined);
     if (!inlined) {
         std::string symbol = symbolFunction(state.module, pc);
         if (!symbol.empty()) site.function = std::move(symbol);
     }
-    if (Dwfl_Line* line = dwfl_module_getsrc(state.module, pc)) {
+    if (Dwarf_Line* line = cu != nullptr ? dwarf_getsrc_die(cu, pc - bias) : nullptr) {
         int number = 0;
-        const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
-        if (number > 0) site.line = static_cast<uint64_t>(number);
+        const char* file = dwarf_linesrc(line, nullptr, nullptr);
+        if (dwarf_lineno(line, &number) == 0 && number > 0)
+            site.line = static_cast<uint64_t>(number);
         if (file != nullptr) site.file = file;
     }
 }

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 
 #include "atp/format/module_lines.h"
@@ -101,6 +103,29 @@ TEST_F(SymbolizerTest, MainProgramFunctionsByName) {
     const CallSite& site = symbolizer.resolve(entry + 1);  // its first byte is the "call"
     EXPECT_EQ(site.function, "pmCaptureReturnAddress");
     EXPECT_EQ(site.module, atp::executablePath());
+}
+
+// A module without the address index .debug_aranges (Clang writes none by default): the compile
+// unit is found by its ranges, and the names, lines and files are those of the library.
+TEST_F(SymbolizerTest, ModuleWithoutAddressIndexGivesLinesToo) {
+    std::ifstream file(PM_CALLSITE_NO_ARANGES, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(file), {}};
+    ASSERT_FALSE(bytes.empty());
+    ASSERT_EQ(bytes.find(".debug_aranges"), std::string::npos);  // the copy has no index
+    ASSERT_NE(bytes.find(".debug_line"), std::string::npos);
+    Symbolizer symbolizer(libraryAs(PM_CALLSITE_NO_ARANGES, nullptr));
+    const CallSite& a = symbolizer.resolve(returnAddressFrom(callSiteLibrary().first));
+    EXPECT_EQ(a.function, "pm_first_site");
+    EXPECT_EQ(a.line, siteLine(PM_CALLSITE_C_SOURCE, "first"));
+    EXPECT_EQ(a.file, PM_CALLSITE_C_SOURCE);
+    const CallSite& inlined = symbolizer.resolve(returnAddressFrom(callSiteLibrary().inlined));
+    EXPECT_EQ(inlined.function, "pm_inlined_call");
+    EXPECT_EQ(inlined.line, siteLine(PM_CALLSITE_C_SOURCE, "inlined"));
+    const CallSite& wrapper = symbolizer.resolve(returnAddressFrom(callSiteLibrary().wrapper));
+    EXPECT_EQ(wrapper.function, "pmtest::Queue<int>::enqueue(void* (*)())");
+    EXPECT_EQ(wrapper.line, siteLine(PM_CALLSITE_CPP_SOURCE, "wrapper"));
+    EXPECT_EQ(wrapper.file, PM_CALLSITE_CPP_SOURCE);
+    EXPECT_TRUE(symbolizer.warnings().empty());
 }
 
 // Without symbols: a static function has no name at all, an exported one keeps the name of
