@@ -16,6 +16,7 @@
 
 #include "chaos_support.h"
 #include "run_process.h"
+#include "sanitizers.h"
 
 #ifndef PERFMARKER_CLI_PATH
 #error "PERFMARKER_CLI_PATH must name the perfmarker program"
@@ -123,7 +124,7 @@ TEST_F(ChaosProcess, ThreadStormCountsAreExact) {
 // 24 children forked at once while the parent records and its writer runs: each child writes its
 // own run.<pid>.clperfmarker with exactly its pairs, the parent's file holds only its own.
 TEST_F(ChaosProcess, ForkBurstGivesEveryProcessItsOwnExactFile) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if PERFMARKER_TEST_SANITIZED
     // chaos_app is built with the sanitizer too. ASan's allocator (GCC 12) has no fork
     // handlers: a child forked while the writer thread holds its lock deadlocks in malloc (a
     // CI run timed out here). TSan cannot start threads in such a child. As in

@@ -139,19 +139,23 @@ hsa_status_t iterateAgents(hsa_status_t (*callback)(hsa_agent_t, void*), void* d
     return HSA_STATUS_SUCCESS;
 }
 
-hsa_status_t agentGetInfo(hsa_agent_t agent, hsa_agent_info_t attribute, void* value) {
+hsa_status_t agentGetInfo(hsa_agent_t agent, hsa_agent_info_t asked, void* value) {
     COUNT(hsa_agent_get_info);
     if (agent.handle != kCpuAgent && agent.handle != kGpuAgent) return HSA_STATUS_ERROR_INVALID_AGENT;
     const bool gpu = agent.handle == kGpuAgent;
+    // The AMD attributes are values of another enum, outside this one's range: its bytes are
+    // read as an int (a load as this enum is undefined behaviour, which Clang's UBSan reports).
+    int attribute = 0;
+    std::memcpy(&attribute, &asked, sizeof attribute);
     if (attribute == HSA_AGENT_INFO_NAME) {
         char* out = static_cast<char*>(value);
         std::memset(out, 0, 64);
         std::strncpy(out, gpu ? kGpuName : kCpuName, 63);
     } else if (attribute == HSA_AGENT_INFO_DEVICE) {
         *static_cast<hsa_device_type_t*>(value) = gpu ? HSA_DEVICE_TYPE_GPU : HSA_DEVICE_TYPE_CPU;
-    } else if (gpu && static_cast<int>(attribute) == HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT) {
+    } else if (gpu && attribute == HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT) {
         *static_cast<uint32_t*>(value) = kGpuComputeUnits;
-    } else if (gpu && static_cast<int>(attribute) == HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU) {
+    } else if (gpu && attribute == HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU) {
         *static_cast<uint32_t*>(value) = kGpuSimdsPerCu;
     } else if (gpu && attribute == HSA_AGENT_INFO_WORKGROUP_MAX_SIZE) {
         *static_cast<uint32_t*>(value) = 1024;

@@ -198,7 +198,9 @@ TEST(AnalysisRender, JsonHasTablesWithAllFields) {
     EXPECT_TRUE(json["tables"][1]["notes"].empty());
     // Bytes that are not UTF-8 are replaced rather than failing.
     const Table bad{"B", "Bad", {"X"}, {{std::string("\xff")}}, {}};
-    EXPECT_NO_THROW(nlohmann::json::parse(renderJson({bad})));
+    nlohmann::json parsed;
+    EXPECT_NO_THROW(parsed = nlohmann::json::parse(renderJson({bad})));
+    EXPECT_EQ(parsed["tables"].size(), 1u);
     EXPECT_EQ(nlohmann::json::parse(renderJson({}))["tables"].size(), 0u);
 }
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#if defined(__SANITIZE_THREAD__)
+#if PERFMARKER_TEST_TSAN
 // The fork tests fork while the recorder's writer thread runs, and the child starts its own
 // writer: TSan refuses new threads after a multi-threaded fork unless told otherwise.
 extern "C" const char* __tsan_default_options() { return "die_after_fork=0"; }

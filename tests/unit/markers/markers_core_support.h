@@ -23,12 +23,7 @@
 #include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
 #include "record/fragment.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define PERFMARKER_TEST_SANITIZED 1
-#else
-#define PERFMARKER_TEST_SANITIZED 0
-#endif
+#include "sanitizers.h"
 
 namespace perfmarker::markers {
 

@@ -37,6 +37,7 @@
 #include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
 #include "record/fragment.h"
+#include "sanitizers.h"
 
 #ifndef PERFMARKER_TEST_AGENT_PATH
 #error "PERFMARKER_TEST_AGENT_PATH must name the test agent library"
@@ -44,10 +45,10 @@
 
 // The out-of-memory tests make an allocation fail on purpose: the sanitizers' allocators must
 // return null as malloc does instead of ending the process.
-#if defined(__SANITIZE_ADDRESS__)
+#if PERFMARKER_TEST_ASAN
 extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
 #endif
-#if defined(__SANITIZE_THREAD__)
+#if PERFMARKER_TEST_TSAN
 // atexit_sleep_ms=0: the children that exit() with the library's writer thread alive would
 // otherwise wait a second each.
 extern "C" const char* __tsan_default_options() {

@@ -15,6 +15,7 @@
 #include "CLPerfMarker.h"
 #include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
+#include "sanitizers.h"
 
 namespace {
 
@@ -23,17 +24,7 @@ using perfmarker::test::ChildResult;
 using perfmarker::test::runInChild;
 using perfmarker::test::TempDir;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = PERFMARKER_TEST_SANITIZED;
 
 constexpr int kThreads = kSanitized ? 400 : 4000;
 constexpr int kPairs = 100;

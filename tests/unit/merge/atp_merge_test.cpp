@@ -13,6 +13,7 @@
 #include "atp_trace_support.h"
 #include "record/fragment.h"
 #include "record/recorder.h"
+#include "sanitizers.h"
 
 #ifndef PERFMARKER_FIXTURES_DIR
 #error "PERFMARKER_FIXTURES_DIR must name tests/fixtures"
@@ -167,11 +168,7 @@ TEST(Merge, FragmentsOfAProcessBecomeOneAtp) {
 }
 
 // The sanitizers' shadow memory and quarantine make resident sizes meaningless.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kUnderSanitizer = true;
-#else
-constexpr bool kUnderSanitizer = false;
-#endif
+constexpr bool kUnderSanitizer = PERFMARKER_TEST_SANITIZED;
 
 // Peak resident kilobytes of this process since the last resetPeak() (VmHWM).
 long peakKb() {

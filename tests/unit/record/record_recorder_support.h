@@ -21,14 +21,7 @@
 
 #include "record/fragment.h"
 #include "record/recorder.h"
-
-#if defined(__SANITIZE_THREAD__)
-#define PERFMARKER_TEST_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define PERFMARKER_TEST_TSAN 1
-#endif
-#endif
+#include "sanitizers.h"
 
 // Under ThreadSanitizer, run with the suite's suppressions (tests/tsan.supp, see scripts/test.sh).
 
@@ -39,15 +32,11 @@ namespace recorder_test {
 
 namespace fs = std::filesystem;
 
-#if defined(PERFMARKER_TEST_TSAN) || defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true;
-#else
-inline constexpr bool kSanitized = false;
-#endif
+inline constexpr bool kSanitized = PERFMARKER_TEST_SANITIZED;
 
 // GCC 12's ThreadSanitizer keeps the parent's threads registered in a fork child, so a thread
 // started there can reuse a registered pthread id and abort the child ("dup thread").
-#if defined(PERFMARKER_TEST_TSAN)
+#if PERFMARKER_TEST_TSAN
 inline constexpr bool kTsanCannotStartThreadsAfterFork = true;
 #else
 inline constexpr bool kTsanCannotStartThreadsAfterFork = false;

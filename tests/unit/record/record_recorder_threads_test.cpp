@@ -2,6 +2,7 @@
 // appends. Helpers and the RecorderModeTest fixture, instantiated here for every
 // record_recorder_*_test.cpp, are in record_recorder_support.h.
 #include "record_recorder_support.h"
+#include "sanitizers.h"
 
 #include <algorithm>
 #include <atomic>
@@ -258,7 +259,7 @@ INSTANTIATE_TEST_SUITE_P(record, RecorderModeTest,
 // ---- fork -----------------------------------------------------------------------------------
 
 TEST(record_Fork, ChildRecordsOnlyItsOwn) {
-#if defined(__SANITIZE_ADDRESS__)
+#if PERFMARKER_TEST_ASAN
     // GCC 12's AddressSanitizer does not lock its allocator around fork(): when the parent's
     // writer thread allocates at that moment, every allocation in the child waits forever.
     GTEST_SKIP() << "fork with a live writer thread is not safe under this AddressSanitizer";
