@@ -8,9 +8,11 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <vector>
 
 namespace perfmarker::symbols {
 namespace {
@@ -48,17 +50,6 @@ std::string dieName(Dwarf_Die* die) {
     return name != nullptr ? name : std::string();
 }
 
-// The compile unit whose code holds `pc`. libdwfl finds it through .debug_aranges, which Clang
-// does not write unless asked (-gdwarf-aranges): without them the units are searched one by one
-// (docs/call-sites.md#names-and-lines).
-Dwarf_Die* compileUnitAt(Dwfl_Module* module, Dwarf_Addr pc, Dwarf_Addr& bias) {
-    if (Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &bias)) return cu;
-    for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
-        if (dwarf_haspc(cu, pc - bias) > 0) return cu;
-    }
-    return nullptr;
-}
-
 // The function whose code holds `pc` (in compile unit `cu`) as the debug information tells it:
 // the innermost inlined subroutine or subprogram. `inlined` says which.
 std::string dwarfFunction(Dwarf_Die* cu, Dwarf_Addr pc, Dwarf_Addr bias, bool& inlined) {
@@ -84,11 +75,46 @@ std::string symbolFunction(Dwfl_Module* module, Dwarf_Addr pc) {
     return demangle(dwfl_module_addrinfo(module, pc, &offset, &symbol, nullptr, nullptr, nullptr));
 }
 
+// The address ranges of a module's compile units, sorted by their start (module addresses).
+struct UnitRange {
+    Dwarf_Addr low = 0;
+    Dwarf_Addr high = 0;  // one past the end
+    Dwarf_Die* unit = nullptr;
+};
+
 struct ModuleState {
     enum class Status : uint8_t { Unopened, Ready, Unusable };
     Status status = Status::Unopened;
     Dwfl* dwfl = nullptr;
     Dwfl_Module* module = nullptr;
+    bool unitsListed = false;  // `units` built (at the first address .debug_aranges miss)
+    Dwarf_Addr bias = 0;       // of every unit of the module
+    std::vector<UnitRange> units;
+
+    // The compile unit whose code holds `pc`. libdwfl finds it through .debug_aranges, which
+    // Clang does not write unless asked (-gdwarf-aranges): without them, through the units'
+    // own ranges, listed once (docs/call-sites.md#names-and-lines).
+    Dwarf_Die* unitAt(Dwarf_Addr pc, Dwarf_Addr& unitBias) {
+        if (Dwarf_Die* cu = dwfl_module_addrdie(module, pc, &unitBias)) return cu;
+        if (!unitsListed) listUnits();
+        unitBias = bias;
+        auto after = std::upper_bound(units.begin(), units.end(), pc,
+                                      [](Dwarf_Addr a, const UnitRange& r) { return a < r.low; });
+        if (after == units.begin() || pc >= (after - 1)->high) return nullptr;
+        return (after - 1)->unit;
+    }
+
+    void listUnits() {
+        unitsListed = true;
+        for (Dwarf_Die* cu = nullptr; (cu = dwfl_module_nextcu(module, cu, &bias)) != nullptr;) {
+            Dwarf_Addr base = 0, start = 0, end = 0;
+            for (ptrdiff_t at = 0; (at = dwarf_ranges(cu, at, &base, &start, &end)) > 0;) {
+                if (start < end) units.push_back(UnitRange{start + bias, end + bias, cu});
+            }
+        }
+        std::sort(units.begin(), units.end(),
+                  [](const UnitRange& a, const UnitRange& b) { return a.low < b.low; });
+    }
 };
 
 }  // namespace
@@ -166,7 +192,9 @@ ModuleState& Symbolizer::Impl::open(size_t index) {
         dwfl_end(dwfl);
         return state;
     }
-    state = {ModuleState::Status::Ready, dwfl, opened};
+    state.status = ModuleState::Status::Ready;
+    state.dwfl = dwfl;
+    state.module = opened;
     return state;
 }
 
@@ -180,11 +208,11 @@ void Symbolizer::Impl::lookup(uint64_t returnAddress, CallSite& site) {
     const Module& module = modules.module(index);
     site.module = module.path;
     site.offset = returnAddress - module.loadBias;
-    const ModuleState& state = open(index);
+    ModuleState& state = open(index);
     if (state.status != ModuleState::Status::Ready) return;
     bool inlined = false;
     Dwarf_Addr bias = 0;
-    Dwarf_Die* cu = compileUnitAt(state.module, pc, bias);
+    Dwarf_Die* cu = state.unitAt(pc, bias);
     if (cu != nullptr) site.function = dwarfFunction(cu, pc, bias, inlined);
     if (!inlined) {
         std::string symbol = symbolFunction(state.module, pc);
