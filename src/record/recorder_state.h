@@ -17,6 +17,15 @@
 
 namespace perfmarker::record {
 
+// The writer waits for sealed chunks without spinning first (the queue's default spins 10,000
+// times): a chunk takes tens of microseconds to fill, so a spin of a few microseconds almost
+// never finds one, and where the writer shares a core with the recording thread (a process
+// pinned to one core) the spin holds the core that would fill it
+// (docs/performance.md#where-the-time-goes).
+struct FullQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
+    static const int MAX_SEMA_SPINS = 0;
+};
+
 // Everything a recorder shares between threads. Replaced wholesale in a fork child (the old
 // one may have been mid-update by a thread that does not exist there), never freed while the
 // recorder lives.
@@ -37,7 +46,7 @@ struct SharedState {
     std::thread writer;
     bool writerStarted = false;
 
-    moodycamel::BlockingConcurrentQueue<Chunk*> full;  // sealed chunks, producer -> writer
+    moodycamel::BlockingConcurrentQueue<Chunk*, FullQueueTraits> full;  // sealed chunks
     moodycamel::ConcurrentQueue<Chunk*> pool;          // recycled chunks, writer -> producers
     std::atomic<size_t> allocated{0};
     std::atomic<bool> stopping{false};

@@ -277,6 +277,43 @@ TEST(record_PackedBlock, PayloadsLikeTheOneBeforeAreTheirChangedWords) {
     }
 }
 
+// Every payload size the comparison takes (1 to 64 words), a word changed in its low half, in its
+// high half, or two words at once: the second payload costs exactly its changed words (a word
+// missed would not come back, a word taken for changed would cost 8 bytes more).
+TEST(record_PackedBlock, EveryChangedWordIsFoundAndNoOther) {
+    for (size_t words = 1; words <= 64; ++words) {
+        const std::string base = payloadOf(words, 100);
+        const auto packedBytes = [&](const std::vector<size_t>& at, uint64_t flip) {
+            std::string second = base;
+            for (size_t i : at) {
+                uint64_t w;
+                std::memcpy(&w, &second[8 * i], 8);
+                w ^= flip;
+                std::memcpy(&second[8 * i], &w, 8);
+            }
+            const std::vector<Rec> records = {{1, RecordKind::ApiCall, base, "", ""},
+                                              {2, RecordKind::ApiCall, second, "", ""}};
+            const auto bytes = pack(records);
+            bool damaged = true;
+            EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records) << words;
+            EXPECT_FALSE(damaged);
+            return bytes.size();
+        };
+        const size_t unchanged = packedBytes({}, 0);
+        const size_t maskBytes = (words + 7) / 8;
+        if (maskBytes + 8 >= 8 * words) continue;  // one changed word: written out whole
+        for (size_t i = 0; i < words; ++i) {
+            for (const uint64_t flip : {uint64_t{1} << 3, uint64_t{1} << 45}) {
+                EXPECT_EQ(packedBytes({i}, flip), unchanged + 8) << words << " words, word " << i;
+            }
+            if (i + 1 < words && maskBytes + 16 < 8 * words) {
+                EXPECT_EQ(packedBytes({i, words - 1}, uint64_t{1} << 60), unchanged + 16)
+                    << words << " words, words " << i << " and " << words - 1;
+            }
+        }
+    }
+}
+
 TEST(record_PackedBlock, ChangedWordsWithoutTheirPayloadAreDamage) {
     const auto apiCallWith = [](std::vector<unsigned char> form) {
         std::vector<unsigned char> bytes = {0x10 | 0x20, 0x00};  // ApiCall with str0, time 0
