@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace perfmarker::record {
 namespace {
 
@@ -28,6 +32,37 @@ uint64_t load8(const char* p) {
     uint64_t v;
     std::memcpy(&v, p, 8);
     return v;
+}
+
+// Bit i set where word i of `a` and `b` differ (words <= 64). Word 0 alone, then two words per
+// SSE2 comparison, eight per step, so that the mask is built with constant shifts (a word at a
+// time, a compare, a set and a variable shift each, was the larger part of the writer's time for
+// the OpenCL layer's records). Word 0 of an API call's payload is its end time, which the writer
+// has just stored in 8 bytes: a 16-byte load over that store would wait for it to reach the
+// cache (docs/performance-history.md, the payload comparison with SSE2).
+uint64_t changedWords(const char* a, const char* b, size_t words) {
+    if (words == 0) return 0;
+    uint64_t bits = uint64_t{load8(a) != load8(b)};
+    size_t i = 1;
+#if defined(__SSE2__)
+    // Both 4-byte halves of a word equal: the word is equal (its double's sign bit then set).
+    const auto equalPair = [](const char* x, const char* y) {
+        const __m128i e = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)),
+                                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(y)));
+        const __m128i both = _mm_and_si128(e, _mm_shuffle_epi32(e, 0xb1));
+        return static_cast<uint64_t>(_mm_movemask_pd(_mm_castsi128_pd(both)));
+    };
+    for (; i + 8 <= words; i += 8) {
+        const char* x = a + 8 * i;
+        const char* y = b + 8 * i;
+        const uint64_t equal = equalPair(x, y) | equalPair(x + 16, y + 16) << 2 |
+                               equalPair(x + 32, y + 32) << 4 | equalPair(x + 48, y + 48) << 6;
+        bits |= (~equal & 0xff) << i;
+    }
+    for (; i + 2 <= words; i += 2) bits |= (~equalPair(a + 8 * i, b + 8 * i) & 3) << i;
+#endif
+    for (; i < words; ++i) bits |= uint64_t{load8(a + 8 * i) != load8(b + 8 * i)} << i;
+    return bits;
 }
 
 uint32_t load4(const char* p) {
@@ -132,10 +167,7 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
     if (last.generation == m_generation && last.size == s.size() && s.size() % 8 == 0 &&
         words <= kMaxDeltaWords) {
         // The mask as one word, as BlockUnpacker::payload reads it: bit i says word i changed.
-        uint64_t bits = 0;
-        for (size_t i = 0; i < words; ++i) {
-            bits |= uint64_t{load8(s.data() + 8 * i) != load8(last.data + 8 * i)} << i;
-        }
+        uint64_t bits = changedWords(s.data(), last.data, words);
         const size_t maskBytes = (words + 7) / 8;
         if (maskBytes + 8 * countBits(bits) < s.size()) {
             p = putVarint(p, (uint64_t{words} << 1) | 1);

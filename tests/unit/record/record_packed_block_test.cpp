@@ -277,8 +277,9 @@ TEST(record_PackedBlock, PayloadsLikeTheOneBeforeAreTheirChangedWords) {
     }
 }
 
-// Every payload size the comparison takes (1 to 64 words), a word changed in its low half, in its
-// high half, or two words at once: the second payload costs exactly its changed words (a word
+// Every payload size the comparison takes (1 to 64 words: word 0, its steps of eight words, its
+// pairs and its last single word), a word changed in its low half, in its high half, or two words
+// at once: the second payload costs exactly its changed words (a word
 // missed would not come back, a word taken for changed would cost 8 bytes more).
 TEST(record_PackedBlock, EveryChangedWordIsFoundAndNoOther) {
     for (size_t words = 1; words <= 64; ++words) {
