@@ -23,7 +23,7 @@ namespace perfmarker::record {
 // pinned to one core) the spin holds the core that would fill it
 // (docs/performance.md#where-the-time-goes).
 struct FullQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
-    static const int MAX_SEMA_SPINS = 0;
+    static constexpr int MAX_SEMA_SPINS = 0;
 };
 
 // Everything a recorder shares between threads. Replaced wholesale in a fork child (the old
