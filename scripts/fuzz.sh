@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the .atp reader: configures ./build-fuzz with clang (libFuzzer, AddressSanitizer and
+# Fuzzes the .atp reader and the merge step: configures ./build-fuzz with clang (libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer), builds the targets of tests/fuzz and runs each one for the given
 # number of seconds on a corpus seeded from tests/fixtures. A crash, a leak, a sanitizer report
 # or a timeout fails the run; the input that caused it is left in build-fuzz/artifacts.
@@ -13,7 +13,7 @@ cd "$root"
 seconds=${1:-20}
 jobs=${PERFMARKER_JOBS:-2}
 build=build-fuzz
-targets=(fuzz_ocl fuzz_hsa fuzz_markers fuzz_stack fuzz_atp)
+targets=(fuzz_ocl fuzz_hsa fuzz_markers fuzz_stack fuzz_atp fuzz_merge)
 
 if ! command -v clang++ >/dev/null 2>&1; then
     echo "fuzz.sh: clang++ not found (scripts/bootstrap.sh installs clang)" >&2

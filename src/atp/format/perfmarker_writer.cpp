@@ -169,6 +169,9 @@ void appendEndExLine(std::string& out, uint64_t timestampNs, std::string_view na
         out.append(kSeparator);
         appendEscapedToken(out, name);
     } else {
+        // A time of 20 digits (10^19 ns and more: only a damaged fragment holds one) fills its
+        // field; a space keeps the name a token of its own (docs/format.md#perfmarker-section).
+        if (out.back() != ' ') out.push_back(' ');
         const size_t nameStart = out.size();
         appendEscapedToken(out, name);
         padField(out, nameStart, kNameWidth);

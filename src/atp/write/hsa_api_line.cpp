@@ -182,6 +182,12 @@ bool appendHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agen
     return true;
 }
 
+std::string_view hsaCallName(const record::ApiCallView& call) {
+    if (const HsaApiSpec* api = hsaApiBySlot(call.head.slot)) return api->name;
+    const std::string_view name = hsaApiTypeName(static_cast<int32_t>(call.head.apiId));
+    return name.empty() ? hsaApiTypeName(-1) : name;
+}
+
 bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
                       std::string& line, std::string& error) {
     line.clear();

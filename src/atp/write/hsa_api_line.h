@@ -30,6 +30,11 @@ bool formatHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agen
 bool appendHsaApiLine(const record::ApiCallView& call, const HsaAgentNames& agents,
                       std::string& out, std::string& error);
 
+// The name the HSA sections give a call: its API's, else the name of its HSA_API_Type id, else
+// `UNKNOWN` (a slot and an id the catalogue does not know: a newer runtime's table, a damaged
+// record). Never empty, so that every line names its call (docs/format.md#hsa-api-trace).
+std::string_view hsaCallName(const record::ApiCallView& call);
+
 // The HTML-escaped token of docs/format.md#conventions (space, comma, &, #, <, >, @).
 std::string hsaEscapeName(std::string_view raw);
 void appendHsaEscapedName(std::string& out, std::string_view raw);

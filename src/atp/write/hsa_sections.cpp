@@ -219,16 +219,10 @@ void HsaTraceBuilder::Impl::appendTimestampLine(std::string& text, const record:
         fieldStart = text.size();
         width = nextWidth;
     };
-    const HsaApiSpec* api = hsaApiBySlot(call.head.slot);
-    const int id = static_cast<int32_t>(call.head.apiId);
     nextField(5);
-    appendSignedDecimal(text, id);
+    appendSignedDecimal(text, static_cast<int32_t>(call.head.apiId));
     nextField(45);
-    if (api != nullptr) {
-        text += api->name;
-    } else {
-        text += hsaApiTypeName(id);
-    }
+    text += hsaCallName(call);
     nextField(21);
     appendDecimal(text, start);
     nextField(21);
@@ -314,9 +308,10 @@ bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) 
     return m.writeSection(SectionKind::HsaApiTrace, sink, error,
                           [&](const record::ApiCallView& c, uint64_t, std::string& text) {
                               if (!appendHsaApiLine(c, m.agents, text, why)) {
-                                  text += '<';
-                                  text += why;
-                                  text += '>';
+                                  // A call the catalogue does not know: its name, no
+                                  // parameters (docs/format.md#hsa-api-trace).
+                                  text += hsaCallName(c);
+                                  text += " (  )";
                               }
                               text += '\n';
                           });
@@ -324,13 +319,10 @@ bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) 
 
 bool HsaTraceBuilder::writeStackSection(const TextSink& sink, CallSiteWriter& sites,
                                         std::string& error) {
-    return m_impl->writeSection(
-        SectionKind::HsaStackTrace, sink, error,
-        [&](const record::ApiCallView& c, uint64_t, std::string& text) {
-            const HsaApiSpec* api = hsaApiBySlot(c.head.slot);
-            const int id = static_cast<int32_t>(c.head.apiId);
-            sites.appendLine(text, api != nullptr ? api->name : std::string(hsaApiTypeName(id)), c);
-        });
+    return m_impl->writeSection(SectionKind::HsaStackTrace, sink, error,
+                                [&](const record::ApiCallView& c, uint64_t, std::string& text) {
+                                    sites.appendLine(text, hsaCallName(c), c);
+                                });
 }
 
 bool HsaTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& error) {

@@ -55,6 +55,34 @@ TEST(PerfmarkerReader, RoundTripOfTheWriter) {
     EXPECT_EQ(m[3].line, 7u);
 }
 
+// A time of 20 digits fills its field: the name after it in an end with rename stays a token of
+// its own (a damaged fragment can hold such a time; the merge must write what it can read).
+TEST(PerfmarkerReader, TwentyDigitTimesRoundTrip) {
+    for (const uint64_t time :
+         {uint64_t{9999999999999999999u}, uint64_t{10000000000000000000u}, UINT64_MAX}) {
+        std::string text(kPerfmarkerSectionLine);
+        text += '\n';
+        appendThreadHeader(text, 5, 4);
+        appendMarkerLine(text, MarkerKind::Begin, time, "frame", "g");
+        appendMarkerLine(text, MarkerKind::EndEx, time, "renamed", "g2");
+        appendMarkerLine(text, MarkerKind::Begin, time, std::string(60, 'N'), "g");
+        appendMarkerLine(text, MarkerKind::End, time);
+        const ParseResult result = parse(text);
+        ASSERT_TRUE(result.ok) << time << ": " << result.error;
+        ASSERT_EQ(result.file.threads.size(), 1u);
+        const std::vector<Marker>& m = result.file.threads[0].markers;
+        ASSERT_EQ(m.size(), 4u);
+        for (const Marker& marker : m) EXPECT_EQ(marker.timestampNs, time);
+        EXPECT_EQ(m[1].name, "renamed");
+        EXPECT_EQ(m[1].group, "g2");
+        EXPECT_EQ(m[2].name, std::string(60, 'N'));
+    }
+    // Below 10^19 the end with rename keeps the original layout: the name at column 40.
+    std::string line;
+    appendMarkerLine(line, MarkerKind::EndEx, 9999999999999999999u, "renamed", "g2");
+    EXPECT_EQ(line.find("renamed"), 40u);
+}
+
 TEST(PerfmarkerReader, RandomFieldsRoundTrip) {
     std::mt19937 random(777);
     const std::string alphabet =

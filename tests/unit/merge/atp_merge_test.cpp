@@ -282,6 +282,28 @@ TEST(Merge, HsaSectionsAreWrittenWithoutHoldingAThreadsLines) {
     EXPECT_EQ(last.rfind(std::to_string(kCalls - 1) + " = ", 0), 0u) << last;
 }
 
+// A call the HSA catalogue does not know (a newer runtime's table slot, a damaged record) keeps
+// lines that name it and that the reader takes (docs/format.md#hsa-api-trace): its id's name, or
+// UNKNOWN when the id is unknown too. They were "<unknown HSA table slot N>", which the reader
+// refused, and a timestamp line without a name.
+TEST(Merge, HsaCallsOfUnknownSlotsKeepNamedLines) {
+    TempDir dir;
+    const HsaApiSpec* api = hsaApiByName("hsa_init");
+    ASSERT_NE(api, nullptr);
+    writeFragment(dir, kPid, 100, 0, "hsa",
+                  {apiCall(100, 110, static_cast<uint32_t>(api->apiTypeId), {}, 0, 0, {}, 0xfff0),
+                   apiCall(120, 130, 5000, {7}, 0, 0, {}, 0xfff1)});
+    Merged m = merge(dir, kPid, dir.file("session"));
+    ASSERT_TRUE(m.ok) << m.error;
+    ASSERT_TRUE(m.result.written);
+    EXPECT_TRUE(m.docError.empty()) << m.docError;
+    const std::string text = readFile(m.result.atpPath);
+    EXPECT_NE(text.find("\nhsa_init (  )\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\nUNKNOWN (  )\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\n5000 UNKNOWN "), std::string::npos) << text;
+    EXPECT_EQ(text.find("<unknown"), std::string::npos) << text;
+}
+
 TEST(Merge, MarkersFromTheFinishedFilesOfBothLibraries) {
     TempDir dir;
     const std::string base = dir.file("session");
