@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the .atp reader and the merge step: configures ./build-fuzz with clang (libFuzzer, AddressSanitizer and
+# Fuzzes the .atp reader, the merge step and the kernel profile files: configures ./build-fuzz with clang (libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer), builds the targets of tests/fuzz and runs each one for the given
 # number of seconds on a corpus seeded from tests/fixtures. A crash, a leak, a sanitizer report
 # or a timeout fails the run; the input that caused it is left in build-fuzz/artifacts.
@@ -13,7 +13,7 @@ cd "$root"
 seconds=${1:-20}
 jobs=${PERFMARKER_JOBS:-2}
 build=build-fuzz
-targets=(fuzz_ocl fuzz_hsa fuzz_markers fuzz_stack fuzz_atp fuzz_merge)
+targets=(fuzz_ocl fuzz_hsa fuzz_markers fuzz_stack fuzz_atp fuzz_merge fuzz_profile)
 
 if ! command -v clang++ >/dev/null 2>&1; then
     echo "fuzz.sh: clang++ not found (scripts/bootstrap.sh installs clang)" >&2
@@ -43,7 +43,15 @@ run_target() {
     local target=$1
     local corpus="$build/corpus/$target"
     mkdir -p "$corpus"
-    cp tests/fixtures/atp/*.atp tests/fixtures/perfmarker/* "$corpus/"
+    if [[ "$target" == fuzz_profile ]]; then
+        # The first byte picks the reader: even ('P'), the CSV; odd ('O'), the occupancy file.
+        for f in tests/fixtures/profile/*.csv; do
+            { printf 'P'; cat "$f"; } >"$corpus/$(basename "$f")"
+        done
+        { printf 'O'; cat tests/fixtures/profile/original.occupancy; } >"$corpus/original.occupancy"
+    else
+        cp tests/fixtures/atp/*.atp tests/fixtures/perfmarker/* "$corpus/"
+    fi
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         "$build/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -max_len=65536 -artifact_prefix="$build/artifacts/$target-" "$corpus" \
