@@ -4,12 +4,13 @@
 // error) or leave records out (notes), but must not crash, and what it writes must read back.
 //
 // The first byte picks the fragment's tag (OpenCL, HSA, CLPerfMarker, ActivityLogger), whether
-// the rest is raw bytes after a valid fragment header (damaged or cut blocks), and whether the
-// merge keeps at most a few API lines (the cut, with its heap when the threads go back in time).
-// Otherwise the rest is records: a byte for the kind, the thread and the time's direction, two
-// bytes of time step, then the kind's fields (see nextRecord()), packed into one fragment per
-// thread as the recorder writes them, so that every field value reaches the decoders and the
-// line writers.
+// the rest is raw bytes after a valid fragment header (damaged or cut blocks; for a marker tag
+// with bit 3, the text of a finished marker file instead), and whether the merge keeps at most a
+// few API lines (the cut, with its heap when the threads go back in time). Otherwise the rest is
+// records: a byte for the kind, the thread and the time's direction, two bytes of time step,
+// then the kind's fields (see nextRecord()), packed into one fragment per thread as the recorder
+// writes them, so that every field value reaches the decoders and the line writers; with bit 7
+// the four threads' fragments have four different tags (one process with every kind of input).
 #include <unistd.h>
 
 #include <cstdint>
@@ -134,7 +135,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string& dir = sessionDir();
     std::vector<std::string> files;
     Input in(data + 1, size - 1);
-    if ((selector & 4) != 0) {
+    const bool markerTag = (selector & 2) != 0;
+    if ((selector & 4) != 0 && markerTag && (selector & 8) != 0) {
+        files.push_back(dir + "/out." + tag);
+        atp::testing::writeFile(files.back(),
+                                std::string(reinterpret_cast<const char*>(data + 1), size - 1));
+    } else if ((selector & 4) != 0) {
         record::FragmentHeader h{};
         std::memcpy(h.magic, record::kFragmentMagic, sizeof h.magic);
         h.pid = kPid;
@@ -149,7 +155,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         uint64_t index = 0;
         for (const auto& [tid, records] : threads) {
-            files.push_back(dir + "/" + record::fragmentFileName(kPid, index++, tag));
+            const std::string threadTag =
+                (selector & 0x80) != 0 ? kTags[(selector + tid) & 3] : tag;
+            files.push_back(dir + "/" + record::fragmentFileName(kPid, index++, threadTag));
             atp::testing::writeFile(files.back(), atp::testing::fragmentBytes(kPid, tid, records));
         }
     }
