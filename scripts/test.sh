@@ -134,9 +134,9 @@ for sanitizer in $sanitizers; do
             ;;
     esac
 done
+
 # libFuzzer targets of the .atp reader, the merge and the profile files, a short run each (bash
 # scripts/fuzz.sh N for longer).
-# libFuzzer targets of the .atp reader, a short run each (bash scripts/fuzz.sh N for longer).
 fuzz_seconds=${PERFMARKER_FUZZ_SECONDS:-15}
 if [[ "$fuzz_seconds" -gt 0 ]]; then
     header "Fuzz the .atp reader, the merge and the profile files (${fuzz_seconds}s per target)"

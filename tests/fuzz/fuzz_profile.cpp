@@ -19,8 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::istringstream in(std::string(reinterpret_cast<const char*>(data + 1), size - 1));
     analysis::ProfilePages pages;
     std::string error;
-    const bool read = occupancy ? pages.addOccupancy(in, "input", error)
-                                : pages.addCsv(in, "input", error);
+    const bool read =
+        occupancy ? pages.addOccupancy(in, "input", error) : pages.addCsv(in, "input", error);
     // A refusal says where: the file's name, then the line when there is one.
     if (!read && error.rfind("input:", 0) != 0) std::abort();
     const std::vector<analysis::Table> tables = pages.tables();
