@@ -1,7 +1,8 @@
 // libFuzzer target: the merge step (src/atp/merge/merger.h) over fragments made from the input,
-// then the reader over the .atp it wrote. A process's fragments are what a crash leaves and what
-// another user's program can put in a shared directory: the merge may refuse them (false with an
-// error) or leave records out (notes), but must not crash, and what it writes must read back.
+// then the reader and the summary over the .atp it wrote. A process's fragments are what a crash
+// leaves and what another user's program can put in a shared directory: the merge may refuse them
+// (false with an error) or leave records out (notes), but must not crash, and what it writes must
+// read back.
 //
 // The first byte picks the fragment's tag (OpenCL, HSA, CLPerfMarker, ActivityLogger), whether
 // the rest is raw bytes after a valid fragment header (damaged or cut blocks; for a marker tag
@@ -21,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/render.h"
+#include "analysis/summary.h"
 #include "atp/merge/merger.h"
 #include "atp/read/trace_parser.h"
 #include "atp_trace_support.h"
@@ -176,12 +179,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const bool merged = atp::mergeProcess(dir, kPid, dir + "/out", header, options, result, error);
     if (merged && result.written) {
         atp::TraceParser parser;
+        analysis::TraceSummary summary;
+        parser.addListener(summary);
         std::string readError;
         if (!parser.parseFile(result.atpPath, readError)) {
             std::fprintf(stderr, "the merge wrote an .atp the reader refuses: %s\n",
                          readError.c_str());
             std::abort();
         }
+        // And `perfmarker summary` of it renders.
+        const std::string text = analysis::renderText(summary.tables());
+        if (text.empty() && !summary.tables().empty()) std::abort();
     }
     for (const std::string& f : files) unlink(f.c_str());
     if (!result.atpPath.empty()) unlink(result.atpPath.c_str());

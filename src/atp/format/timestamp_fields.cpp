@@ -1,6 +1,6 @@
 // OpenCL timestamp lines (docs/format.md#timestamp-lines). Fields are left-aligned and padded on
-// the right; a value longer than its width runs into the next field, so readers split on
-// whitespace.
+// the right; a value that fills its width, or passes it, is followed by one space, so that every
+// field stays a token of its own (docs/format.md#conventions).
 #include "atp/format/timestamp_fields.h"
 
 #include <algorithm>
@@ -32,8 +32,12 @@ constexpr size_t kEnqueueFields = 15;
 // instead of one per field: the merge writes a line per API call).
 constexpr size_t kNumberRoom = kMaxDecimalDigits + 1;  // a sign and 20 digits
 
-// Room for `text` in a field of `width`.
-size_t room(std::string_view text, size_t width) { return std::max(text.size(), width); }
+// Room for `text` in a field of `width`: the width, or the text and a space when it fills the
+// width (a field of width 0 is followed by separators of its own).
+size_t room(std::string_view text, size_t width) {
+    if (text.size() < width) return width;
+    return text.size() + (width > 0 ? 1 : 0);
+}
 
 // Copies `text` to its field at `p` (which holds spaces) and returns the next field's start.
 char* putPadded(char* p, std::string_view text, size_t width) {
@@ -74,7 +78,7 @@ size_t tailRoom(const OclTimestampLine& line) {
         case OclTimestampLine::Tail::NativeKernel:
             return room(line.kernelHandle, kHandleWidth);
         case OclTimestampLine::Tail::DataSize:
-            return std::max(kNumberRoom, kDataSizeWidth);
+            return std::max(kNumberRoom + 1, kDataSizeWidth);
     }
     return 0;
 }
@@ -186,7 +190,7 @@ bool oclCommandHasDataSize(uint32_t type) {
 
 void appendOclTimestampLine(std::string& out, const OclTimestampLine& line,
                             DecimalFieldWriter& times) {
-    const size_t number = kNumberRoom;  // every number field's width is at most this
+    const size_t number = kNumberRoom + 1;  // every number field with its space is at most this
     size_t most = number + room(line.apiName, kApiNameWidth) + 2 * number + 1;
     if (line.hasDevice) {
         // The command type, its name, four device times, the queue's id and handle, the

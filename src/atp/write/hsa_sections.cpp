@@ -28,9 +28,11 @@ struct Thread {
     uint64_t lines = 0;
 };
 
+// `text` in a field of `width`, then one space when it fills the width, so that it stays a token
+// of its own (docs/format.md#conventions).
 void pad(std::string& out, const std::string& text, size_t width) {
     out += text;
-    if (text.size() < width) out.append(width - text.size(), ' ');
+    out.append(text.size() < width ? width - text.size() : 1, ' ');
 }
 
 std::string upperHex(uint64_t v) {
@@ -210,12 +212,17 @@ bool HsaTraceBuilder::Impl::writeSection(SectionKind kind, const TextSink& sink,
 void HsaTraceBuilder::Impl::appendTimestampLine(std::string& text, const record::ApiCallView& call,
                                                 uint64_t start) {
     // Each field is padded to its width when the next one starts: the last one is not, as the
-    // line ends without trailing spaces.
+    // line ends without trailing spaces. A field that fills its width gets one space, so that it
+    // stays a token of its own (docs/format.md#conventions).
     size_t fieldStart = text.size();
     size_t width = 0;
     const auto nextField = [&](size_t nextWidth) {
         const size_t used = text.size() - fieldStart;
-        if (used < width) text.append(width - used, ' ');
+        if (used < width) {
+            text.append(width - used, ' ');
+        } else if (width > 0) {
+            text += ' ';
+        }
         fieldStart = text.size();
         width = nextWidth;
     };

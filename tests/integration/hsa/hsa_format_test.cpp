@@ -119,8 +119,9 @@ TEST(HsaFormat, ClockConvertsWithOneAndTwoCalibrations) {
     EXPECT_FALSE(bad.calibrated());
 }
 
-// A name longer than its 45 columns runs into the start time (setw never truncates); the reader
-// splits it off with the name of the API line, and still rejects what does not fit.
+// In the original tools a name longer than its 45 columns ran into the start time (setw never
+// truncates; our writer puts a space after it); the reader splits it off with the name of the
+// API line, and still rejects what does not fit.
 TEST(HsaFormat, OverlongNamesInTimestampLinesAreSplitByTheReader) {
     const std::string name = "hsa_amd_profiling_convert_tick_to_system_domain";
     const std::string head = "=====hsa API Trace Output=====\n1\n1\nHSA_STATUS_SUCCESS = " + name +

@@ -102,13 +102,33 @@ TEST(OclTimestampLineFormat, RoundTripsEveryTail) {
     line.localSize = "{NULL}";
     std::string text;
     appendOclTimestampLine(text, line);
-    EXPECT_THAT(text, HasSubstr("overflows_its_field0x30"));  // setw never truncates
+    // Never cut, and one space after it: the original's setw ran it into the kernel handle, one
+    // token fewer, a line no reader can split (docs/format.md#conventions).
+    EXPECT_THAT(text, HasSubstr("overflows_its_field 0x30"));
     std::vector<std::string_view> fields;
     splitFields(text, fields);
     OclTimestampLine back;
     std::string error;
-    // The over-long device name ran into the kernel handle: one token fewer.
-    EXPECT_FALSE(parseOclTimestampFields(fields, back, error));
+    ASSERT_TRUE(parseOclTimestampFields(fields, back, error)) << error;
+    EXPECT_EQ(back.deviceName, line.deviceName);
+    EXPECT_EQ(back.kernelHandle, "0x30");
+    // A value exactly as wide as its field (30 bytes here) gets the space too.
+    line.deviceName = std::string(30, 'd');
+    text.clear();
+    appendOclTimestampLine(text, line);
+    EXPECT_THAT(text, HasSubstr(std::string(30, 'd') + " 0x30"));
+    splitFields(text, fields);
+    ASSERT_TRUE(parseOclTimestampFields(fields, back, error)) << error;
+    EXPECT_EQ(back.deviceName, line.deviceName);
+    // So does an API id of five digits or more (only a damaged record has one).
+    line.apiType = 123456;
+    text.clear();
+    appendOclTimestampLine(text, line);
+    EXPECT_EQ(text.rfind("123456 clEnqueueNDRangeKernel", 0), 0u) << text;
+    splitFields(text, fields);
+    ASSERT_TRUE(parseOclTimestampFields(fields, back, error)) << error;
+    EXPECT_EQ(back.apiType, 123456);
+    line.apiType = 66;
     line.deviceName = "gfx900";
     text.clear();
     appendOclTimestampLine(text, line);
@@ -132,7 +152,7 @@ TEST(OclTimestampLineFormat, RoundTripsEveryTail) {
 }
 
 // The exact bytes of docs/format.md#timestamp-lines, appended after text already there: fields
-// padded to their widths, a value longer than its field running into the next one.
+// padded to their widths, a value that fills its field followed by one space.
 TEST(OclTimestampLineFormat, WritesExactWidthsAfterExistingText) {
     OclTimestampLine line;
     line.apiType = 54;
@@ -150,7 +170,7 @@ TEST(OclTimestampLineFormat, WritesExactWidthsAfterExistingText) {
     line.end = 0;
     text.clear();
     appendOclTimestampLine(text, line);
-    EXPECT_EQ(text, "-1   " + std::string(50, 'n') + "18446744073709551615 0" +
+    EXPECT_EQ(text, "-1   " + std::string(50, 'n') + " 18446744073709551615 0" +
                         std::string(20, ' ') + "\n");
 
     line.apiType = 71;

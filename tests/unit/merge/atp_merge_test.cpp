@@ -304,6 +304,21 @@ TEST(Merge, HsaCallsOfUnknownSlotsKeepNamedLines) {
     EXPECT_EQ(text.find("<unknown"), std::string::npos) << text;
 }
 
+// An HSA API id of five digits fills its field: one space keeps the name a token of its own (it
+// ran into the name, and the reader refused the line).
+TEST(Merge, HsaIdsThatFillTheirFieldStaySeparate) {
+    TempDir dir;
+    const HsaApiSpec* api = hsaApiByName("hsa_init");
+    ASSERT_NE(api, nullptr);
+    writeFragment(dir, kPid, 100, 0, "hsa",
+                  {apiCall(100, 110, 12336, {}, 0, 0, {}, static_cast<uint16_t>(api->slot))});
+    Merged m = merge(dir, kPid, dir.file("session"));
+    ASSERT_TRUE(m.ok) << m.error;
+    ASSERT_TRUE(m.result.written);
+    EXPECT_TRUE(m.docError.empty()) << m.docError;
+    EXPECT_NE(readFile(m.result.atpPath).find("\n12336 hsa_init "), std::string::npos);
+}
+
 TEST(Merge, MarkersFromTheFinishedFilesOfBothLibraries) {
     TempDir dir;
     const std::string base = dir.file("session");

@@ -126,9 +126,10 @@ private:
         return true;
     }
 
-    // The name is padded to 45 columns with setw, which never truncates: a longer name (e.g.
-    // hsa_amd_profiling_convert_tick_to_system_domain) runs straight into the start time
-    // (docs/format.md#conventions). The API line tells which name to expect, so split it off.
+    // The original tools padded the name to 45 columns with setw, which never truncates: a longer
+    // name (e.g. hsa_amd_profiling_convert_tick_to_system_domain) ran straight into the start
+    // time (our writer puts a space after it, docs/format.md#conventions). The API line tells
+    // which name to expect, so split it off.
     void splitRunTogetherName() {
         if (m_fields.size() != kBaseFields - 1 && m_fields.size() != kCopyFields - 1) return;
         const std::string_view name = m_call.name;
