@@ -31,6 +31,7 @@ constexpr size_t kEnqueueFields = 15;
 // each field is copied to its place, and the rest is cut off (one growth and one fill per line
 // instead of one per field: the merge writes a line per API call).
 constexpr size_t kNumberRoom = kMaxDecimalDigits + 1;  // a sign and 20 digits
+constexpr size_t kNumberFieldRoom = kNumberRoom + 1;   // and the space after a full field
 
 // Room for `text` in a field of `width`: the width, or the text and a space when it fills the
 // width (a field of width 0 is followed by separators of its own).
@@ -78,7 +79,7 @@ size_t tailRoom(const OclTimestampLine& line) {
         case OclTimestampLine::Tail::NativeKernel:
             return room(line.kernelHandle, kHandleWidth);
         case OclTimestampLine::Tail::DataSize:
-            return std::max(kNumberRoom + 1, kDataSizeWidth);
+            return std::max(kNumberFieldRoom, kDataSizeWidth);
     }
     return 0;
 }
@@ -190,7 +191,7 @@ bool oclCommandHasDataSize(uint32_t type) {
 
 void appendOclTimestampLine(std::string& out, const OclTimestampLine& line,
                             DecimalFieldWriter& times) {
-    const size_t number = kNumberRoom + 1;  // every number field with its space is at most this
+    const size_t number = kNumberFieldRoom;  // every number field is at most this
     size_t most = number + room(line.apiName, kApiNameWidth) + 2 * number + 1;
     if (line.hasDevice) {
         // The command type, its name, four device times, the queue's id and handle, the
