@@ -221,18 +221,16 @@ void BM_FormatPairAppend(benchmark::State& state) {
 }
 BENCHMARK(BM_FormatPairAppend);
 
-// The same lines written in place, as finalize writes them (atp::putCommonMarkerLine).
+// The same lines written in place, as finalize writes them (atp::CommonLineWriter).
 void BM_FormatPairInPlace(benchmark::State& state) {
     constexpr size_t kBatch = size_t{1} << 20;
     std::string out(kBatch + perfmarker::atp::kMarkerLineRoom, ' ');
     char* cursor = out.data();
-    perfmarker::atp::DecimalFieldWriter timestamps;
+    perfmarker::atp::CommonLineWriter lines;
     uint64_t ts = 4035402100000;
     for (auto _ : state) {
-        cursor = perfmarker::atp::putCommonMarkerLine(
-            cursor, timestamps, perfmarker::atp::MarkerKind::Begin, ts, "DrawCall", "Render");
-        cursor = perfmarker::atp::putCommonMarkerLine(cursor, timestamps,
-                                                      perfmarker::atp::MarkerKind::End, ts + 517);
+        cursor = lines.put(cursor, perfmarker::atp::MarkerKind::Begin, ts, "DrawCall", "Render");
+        cursor = lines.put(cursor, perfmarker::atp::MarkerKind::End, ts + 517);
         ts += 1031;
         if (cursor >= out.data() + kBatch - perfmarker::atp::kMarkerLineRoom) cursor = out.data();
     }

@@ -21,7 +21,7 @@ namespace {
 constexpr size_t kWriteBatch = size_t{1} << 20;
 
 // Turns the recorder's records into the Perfmarker section text, written in batches. The common
-// lines are written in place at the end of the batch (atp::putCommonMarkerLine), the others
+// lines are written in place at the end of the batch (atp::CommonLineWriter), the others
 // through a string.
 class SectionWriter final : public record::RecordVisitor {
 public:
@@ -38,7 +38,7 @@ public:
         endThread();
         ++m_threads;
         m_tid = tid;
-        m_timestamps = {};
+        m_common = {};
         m_line.clear();
         atp::appendThreadHeader(m_line, tid, recordCount);
         put(m_line);
@@ -47,8 +47,7 @@ public:
     void onRecord(const record::RecordView& r) override {
         const auto kind = static_cast<atp::MarkerKind>(r.kind);
         // Room for the line: the batch is drained once it reaches kWriteBatch.
-        if (char* end = atp::putCommonMarkerLine(m_cursor, m_timestamps, kind, r.time, r.str0,
-                                                 r.str1, r.str2)) {
+        if (char* end = m_common.put(m_cursor, kind, r.time, r.str0, r.str1, r.str2)) {
             m_cursor = end;
             if (m_cursor >= m_buffer.get() + kWriteBatch) drain();
         } else {
@@ -100,7 +99,7 @@ private:
     uint64_t m_written = 0;
     std::unique_ptr<char[]> m_buffer;  // kWriteBatch, and the room of one line past it
     char* m_cursor;
-    atp::DecimalFieldWriter m_timestamps;  // the thread's timestamp digits
+    atp::CommonLineWriter m_common;        // the thread's timestamp digits and last Begin
     std::string m_line;                    // a line or header that is not written in place
     std::string m_error;
     uint64_t m_tid = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "atp/format/short_bytes.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -11,6 +13,9 @@ namespace perfmarker::record {
 namespace {
 
 using namespace packed;
+using atp::load4;
+using atp::load8;
+using atp::sameBytes;
 
 // The layout of a packed record is in packed_block.h (namespace packed).
 constexpr size_t kSlots = 1024;                // power of two
@@ -27,12 +32,6 @@ constexpr size_t countBits(uint64_t x) {
     return static_cast<size_t>((x * 0x0101010101010101u) >> 56);
 }
 static_assert(countBits(0) == 0 && countBits(~uint64_t{0}) == 64 && countBits(0x8001) == 2);
-
-uint64_t load8(const char* p) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
 
 // Bit i set where word i of `a` and `b` differ (words <= 64). Word 0 alone, then two words per
 // SSE2 comparison, eight per step, so that the mask is built with constant shifts (a word at a
@@ -65,12 +64,6 @@ uint64_t changedWords(const char* a, const char* b, size_t words) {
     return bits;
 }
 
-uint32_t load4(const char* p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-
 // Up to 24 of the string's bytes (first, middle, last, overlapping) and its length in one word:
 // names differ in a few bytes, and a collision only costs a comparison.
 uint64_t fingerprint(const char* p, size_t n) {
@@ -86,17 +79,6 @@ size_t slotOf(uint64_t fingerprint) {
     return static_cast<size_t>((fingerprint * 0x9e3779b97f4a7c15ULL) >> 54);  // 10 bits
 }
 static_assert(kSlots == 1024, "slotOf() gives 10 bits");
-
-// Equal bytes, for two strings of length n; short ones without a call.
-inline __attribute__((always_inline)) bool sameBytes(const char* a, const char* b, size_t n) {
-    if (n > 16) return std::memcmp(a, b, n) == 0;
-    if (n >= 8) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
-    if (n >= 4) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
-    for (size_t i = 0; i < n; ++i) {
-        if (a[i] != b[i]) return false;
-    }
-    return true;
-}
 
 unsigned char* putVarint(unsigned char* p, uint64_t v) {
     while (v >= 0x80) {

@@ -33,18 +33,28 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
                       std::string_view name = {}, std::string_view group = {},
                       std::string_view userString = {});
 
-// The bytes putCommonMarkerLine may write.
+// The bytes CommonLineWriter::put may write.
 inline constexpr size_t kMarkerLineRoom = 160;
 
-// Writes the common marker line at `out` (kMarkerLineRoom bytes free) and returns its end: an
-// End line, or a Begin line without user string whose name (shorter than its 50-byte field) and
-// group (at most 66 bytes) need no escaping. For any other line it returns nullptr and what it
-// wrote is to be overwritten; appendMarkerLine writes every line. Same bytes as appendMarkerLine.
-// `timestamps` keeps the leading digits of the timestamp before: one per thread's lines.
-char* putCommonMarkerLine(char* out, DecimalFieldWriter& timestamps, MarkerKind kind,
-                          uint64_t timestampNs,
-                          std::string_view name = {}, std::string_view group = {},
-                          std::string_view userString = {});
+// Writes the common marker lines of one thread: End lines, and Begin lines without user string
+// whose name (shorter than its 50-byte field) and group (at most 66 bytes) need no escaping. For
+// any other line put() returns nullptr and what it wrote is to be overwritten; appendMarkerLine
+// writes every line. Same bytes as appendMarkerLine. Between lines it keeps the leading digits
+// of the timestamp before, and the last Begin line: a Begin of the same name and group (a loop's
+// marker) is that line copied whole, with its timestamp written over it.
+class CommonLineWriter {
+public:
+    // Writes the line at `out` (kMarkerLineRoom bytes free) and returns its end.
+    char* put(char* out, MarkerKind kind, uint64_t timestampNs, std::string_view name = {},
+              std::string_view group = {}, std::string_view userString = {});
+
+private:
+    DecimalFieldWriter m_timestamps;
+    char m_begin[kMarkerLineRoom] = {};  // the last Begin line, its timestamp field spaces
+    size_t m_beginLength = 0;            // 0: none
+    size_t m_nameSize = 0;
+    size_t m_groupSize = 0;  // as given: 0 for the default group
+};
 
 // Appends the thread-block header: "<tid>\n<count>\n".
 void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount);

@@ -5,13 +5,14 @@
 #include "atp/format/decimal.h"
 #include "atp/format/perfmarker_layout.h"
 #include "atp/format/perfmarker_section.h"
+#include "atp/format/short_bytes.h"
 
 namespace perfmarker::atp {
 namespace {
 
 using namespace section_layout;
 
-// The fixed parts of the common lines (putCommonMarkerLine): the End line whole, and the Begin
+// The fixed parts of the common lines (CommonLineWriter): the End line whole, and the Begin
 // line up to its group (keyword, then the name, timestamp and separator fields as spaces).
 constexpr std::string_view kEndTemplate = "clEndPerfMarker                         \n";
 constexpr std::string_view kBeginTemplate =
@@ -79,8 +80,8 @@ void appendTimestampField(std::string& out, uint64_t timestampNs) {
     out.append(field, sizeof field);
 }
 
-// putCommonMarkerLine, with the timestamp written by `putTimestampField(field, ns)`: from the
-// digits kept of the line before (finalize), or whole (appendMarkerLine, one line alone).
+// The common line (CommonLineWriter), with the timestamp written by `putTimestampField(field, ns)`:
+// from the digits kept of the line before (finalize), or whole (appendMarkerLine, one line alone).
 template <typename PutTimestamp>
 char* putCommon(char* out, PutTimestamp putTimestampField, MarkerKind kind, uint64_t timestampNs,
                 std::string_view name, std::string_view group, std::string_view userString) {
@@ -213,12 +214,31 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
     }
 }
 
-char* putCommonMarkerLine(char* out, DecimalFieldWriter& timestamps, MarkerKind kind,
-                          uint64_t timestampNs, std::string_view name, std::string_view group,
-                          std::string_view userString) {
-    return putCommon(
-        out, [&timestamps](char* field, uint64_t ns) { timestamps.put(field, ns); }, kind,
-        timestampNs, name, group, userString);
+char* CommonLineWriter::put(char* out, MarkerKind kind, uint64_t timestampNs, std::string_view name,
+                            std::string_view group, std::string_view userString) {
+    constexpr size_t kTimestampField = kKeywordWidth + kNameWidth;
+    // The name and group are compared where the last Begin line holds them: they needed no
+    // escaping there, so equal bytes make an equal line (one compare instead of copyIfPlain's
+    // copy and byte classes, docs/performance.md).
+    if (kind == MarkerKind::Begin && m_beginLength != 0 && name.size() == m_nameSize &&
+        group.size() == m_groupSize && userString.empty() &&
+        sameBytes(name.data(), m_begin + kKeywordWidth, name.size()) &&
+        sameBytes(group.data(), m_begin + kBeginTemplate.size(), group.size())) {
+        std::memcpy(out, m_begin, kMarkerLineRoom);
+        m_timestamps.put(out + kTimestampField, timestampNs);
+        return out + m_beginLength;
+    }
+    char* const end = putCommon(
+        out, [this](char* field, uint64_t ns) { m_timestamps.put(field, ns); }, kind, timestampNs,
+        name, group, userString);
+    if (end != nullptr && kind == MarkerKind::Begin) {
+        m_beginLength = static_cast<size_t>(end - out);
+        std::memcpy(m_begin, out, m_beginLength);
+        std::memset(m_begin + kTimestampField, ' ', kTimestampWidth);
+        m_nameSize = name.size();
+        m_groupSize = group.size();
+    }
+    return end;
 }
 
 void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount) {

@@ -404,14 +404,13 @@ bool Merger::writeMarkerFragments(MarkerSource& source, AtpFileWriter& out, std:
         if (!out.write(text)) return false;
         uint64_t written = 0;
         bool writing = true;
-        DecimalFieldWriter timestamps;  // a thread's timestamps share their high digits
+        CommonLineWriter common;  // a thread's timestamps share their high digits
         const auto line = [&](const RecordView& r) {
             if (!isMarkerKind(r.kind)) return true;
             const auto kind = static_cast<MarkerKind>(r.kind);
-            char common[kMarkerLineRoom];
-            if (const char* end =
-                    putCommonMarkerLine(common, timestamps, kind, r.time, r.str0, r.str1, r.str2)) {
-                writing = out.write({common, static_cast<size_t>(end - common)});
+            char line[kMarkerLineRoom];
+            if (const char* end = common.put(line, kind, r.time, r.str0, r.str1, r.str2)) {
+                writing = out.write({line, static_cast<size_t>(end - line)});
             } else {
                 text.clear();
                 appendMarkerLine(text, kind, r.time, r.str0, r.str1, r.str2);

@@ -50,6 +50,21 @@ TEST(Decimal, RandomValuesOfEveryLength) {
     }
 }
 
+// The last eight digits of a number past 10^8 are written in one step (put8Digits): every
+// value of them below 10^6 against an odometer, and a stride across the rest.
+TEST(Decimal, EveryGroupOfEightDigits) {
+    constexpr uint64_t kBase = 300000000;  // its last eight digits are zeros
+    char odometer[] = "300000000";
+    for (uint64_t low = 0; low < 1000000; ++low) {
+        ASSERT_EQ(formatted(kBase + low), odometer) << low;
+        for (char* d = odometer + 8; ++*d > '9'; --d) *d = '0';
+    }
+    for (uint64_t low = 1000000; low < 100000000; low += 997) {
+        ASSERT_EQ(formatted(kBase + low), std::to_string(kBase + low));
+    }
+    EXPECT_EQ(formatted(kBase + 99999999), "399999999");
+}
+
 // Signed values appended after text already there, as std::to_string writes them.
 TEST(Decimal, SignedValuesAtEveryEdge) {
     std::vector<int64_t> values = {INT64_MIN, INT64_MIN + 1, INT64_MAX, -1, 0, 1};

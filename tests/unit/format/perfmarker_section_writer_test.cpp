@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "perfmarker_section_support.h"
 
@@ -120,12 +121,12 @@ std::string paddedBegin(uint64_t ts, std::string_view name, std::string_view gro
            spaces(20 - digits.size()) + "   " + escaped(group.empty() ? "Default" : group) + "\n";
 }
 
-// What putCommonMarkerLine writes, or "(not common)".
+// What a new CommonLineWriter writes, or "(not common)".
 std::string common(MarkerKind kind, uint64_t ts, std::string_view name = {},
                    std::string_view group = {}, std::string_view user = {}) {
     std::string room(kMarkerLineRoom, '?');
-    DecimalFieldWriter timestamps;
-    const char* end = putCommonMarkerLine(room.data(), timestamps, kind, ts, name, group, user);
+    CommonLineWriter writer;
+    const char* end = writer.put(room.data(), kind, ts, name, group, user);
     if (end == nullptr) return "(not common)";
     EXPECT_LE(end - room.data(), static_cast<ptrdiff_t>(kMarkerLineRoom));
     return room.substr(0, static_cast<size_t>(end - room.data()));
@@ -152,22 +153,77 @@ TEST(PerfmarkerWriter, CommonLinesAreTheSameBytesInPlace) {
     }
 }
 
-// One thread's lines through one timestamp writer (it keeps the leading digits of the timestamp
-// before): the same bytes as each line alone, over timestamps that step across the kept digits.
+// One thread's lines through one writer (it keeps the leading digits of the timestamp before,
+// and the last Begin line): the same bytes as each line alone, over timestamps that step across
+// the kept digits, up and down.
 TEST(PerfmarkerWriter, AThreadsLinesInPlaceKeepNoStaleDigits) {
-    DecimalFieldWriter timestamps;
+    CommonLineWriter writer;
     std::string room(kMarkerLineRoom, '?');
     uint64_t ts = 99999990;
     for (int i = 0; i < 3000; ++i) {
-        ts += (i % 100 == 99) ? 99999999977 : 7;
+        ts += (i % 100 == 99) ? 99999999977 : (i % 100 == 49) ? 0 - 99999999970 : 7;
         const bool begin = i % 2 == 0;
-        const char* end = putCommonMarkerLine(room.data(), timestamps,
-                                              begin ? MarkerKind::Begin : MarkerKind::End, ts,
-                                              "Draw", begin ? "Render" : "");
+        const char* end = writer.put(room.data(), begin ? MarkerKind::Begin : MarkerKind::End, ts,
+                                     "Draw", begin ? "Render" : "");
         ASSERT_NE(end, nullptr);
         ASSERT_EQ(room.substr(0, static_cast<size_t>(end - room.data())),
                   begin ? line(MarkerKind::Begin, ts, "Draw", "Render") : line(MarkerKind::End, ts))
             << i;
+    }
+}
+
+// A Begin line is copied from the one before only when its name and group are the same bytes:
+// names and groups that differ in size, in one byte (also in the same buffer, rewritten as a
+// fragment reader's buffer is between blocks), an empty group against "Default", a user string,
+// and uncommon lines between them; timestamps of 13 digits and of 1 or 2 in turn.
+TEST(PerfmarkerWriter, ABeginLineIsCopiedOnlyForTheSameNameAndGroup) {
+    struct Step {
+        MarkerKind kind;
+        std::string name, group, user;
+    };
+    const std::vector<Step> steps = {
+        {MarkerKind::Begin, "Draw", "Render", ""},
+        {MarkerKind::Begin, "Draw", "Render", ""},
+        {MarkerKind::Begin, "Drew", "Render", ""},
+        {MarkerKind::Begin, "Drew", "Rendex", ""},
+        {MarkerKind::Begin, "Drew", "Rendexx", ""},
+        {MarkerKind::Begin, "Drewx", "Rendexx", ""},
+        {MarkerKind::Begin, "Drewx", "", ""},
+        {MarkerKind::Begin, "Drewx", "Default", ""},
+        {MarkerKind::Begin, "Drewx", "", ""},
+        {MarkerKind::Begin, "Drewx", "", "u"},
+        {MarkerKind::Begin, "Drewx", "", ""},
+        {MarkerKind::Begin, "Dr ewx", "", ""},
+        {MarkerKind::Begin, "Drewx", "", ""},
+        {MarkerKind::End, "", "", ""},
+        {MarkerKind::EndEx, "Drewx", "", ""},
+        {MarkerKind::Begin, "Drewx", "", ""},
+        {MarkerKind::Begin, std::string(49, 'n'), std::string(66, 'g'), ""},
+        {MarkerKind::Begin, std::string(49, 'n'), std::string(66, 'g'), ""},
+        {MarkerKind::Begin, std::string(48, 'n') + "m", std::string(66, 'g'), ""},
+        {MarkerKind::Begin, std::string(49, 'n'), std::string(65, 'g') + "h", ""},
+    };
+    CommonLineWriter writer;
+    std::string room(kMarkerLineRoom, '?');
+    std::string buffer(128, '\0');  // names and groups from one place, rewritten each step
+    for (size_t i = 0; i < steps.size(); ++i) {
+        // Long and short timestamps in turn: a short one leaves spaces where a long one was.
+        const uint64_t ts = i % 2 == 1 ? 7 + i : 4035402100000 + i * 999999937;
+        const Step& s = steps[i];
+        buffer.replace(0, s.name.size(), s.name);
+        buffer.replace(64, s.group.size(), s.group);
+        const std::string_view name(buffer.data(), s.name.size());
+        const std::string_view group(buffer.data() + 64, s.group.size());
+        const std::string expected = line(s.kind, ts, s.name, s.group, s.user);
+        const char* end = writer.put(room.data(), s.kind, ts, name, group, s.user);
+        if (end != nullptr) {
+            EXPECT_EQ(room.substr(0, static_cast<size_t>(end - room.data())), expected) << i;
+        } else {
+            // Not common: appendMarkerLine writes it, and the writer keeps its last Begin.
+            EXPECT_TRUE(s.kind == MarkerKind::EndEx || !s.user.empty() ||
+                        s.name.find(' ') != std::string::npos)
+                << i;
+        }
     }
 }
 
