@@ -13,6 +13,7 @@
 #include "atp/format/finished_receipt.h"
 #include "atp/format/perfmarker_section.h"
 #include "atp/format/safe_files.h"
+#include "record/collect.h"
 #include "record/session_files.h"
 
 namespace perfmarker::markers {
@@ -23,7 +24,7 @@ constexpr size_t kWriteBatch = size_t{1} << 20;
 // Turns the recorder's records into the Perfmarker section text, written in batches. The common
 // lines are written in place at the end of the batch (atp::CommonLineWriter), the others
 // through a string.
-class SectionWriter final : public record::RecordVisitor {
+class SectionWriter {
 public:
     explicit SectionWriter(int fd)
         : m_fd(fd),
@@ -34,7 +35,7 @@ public:
         m_bodyOffset = atp::kPerfmarkerSectionLine.size() + 1;
     }
 
-    void onThread(uint64_t tid, uint64_t recordCount) override {
+    void onThread(uint64_t tid, uint64_t recordCount) {
         endThread();
         ++m_threads;
         m_tid = tid;
@@ -44,7 +45,8 @@ public:
         put(m_line);
     }
 
-    void onRecord(const record::RecordView& r) override {
+    // Inlined in the unpacking loop of Recorder::collect (record/collect.h).
+    __attribute__((always_inline)) void onRecord(const record::RecordView& r) {
         const auto kind = static_cast<atp::MarkerKind>(r.kind);
         // Room for the line: the batch is drained once it reaches kWriteBatch.
         if (char* end = m_common.put(m_cursor, kind, r.time, r.str0, r.str1, r.str2)) {

@@ -19,6 +19,7 @@
 #include <set>
 
 #include "atp/format/safe_files.h"
+#include "record/collect.h"
 #include "record/fragment.h"
 #include "record/recorder_state.h"
 #include "record/recorder_writer.h"
@@ -415,9 +416,14 @@ bool Recorder::spillToFragments(std::string& error) {
 
 // ---- read-back ---------------------------------------------------------------------------
 
-bool Recorder::collect(RecordVisitor& visitor, std::string& error) {
+std::string countMismatch(const std::string& path, uint64_t tid, uint64_t read, uint64_t written) {
+    return path + ": thread " + std::to_string(tid) + " has " + std::to_string(read) +
+           " records in the fragment, " + std::to_string(written) + " were written";
+}
+
+bool Recorder::planCollect(CollectPlan& plan, std::string& error) {
     SharedState* s = m_state.load();
-    std::lock_guard<std::mutex> flushLock(s->flushMutex);
+    plan.lock = std::unique_lock<std::mutex>(s->flushMutex);
     std::map<uint64_t, std::vector<ThreadLog*>> byTid;  // ordered by tid, then serial
     {
         std::lock_guard<std::mutex> lock(s->registryMutex);
@@ -425,54 +431,28 @@ bool Recorder::collect(RecordVisitor& visitor, std::string& error) {
     }
     for (auto& log : s->retired) byTid[log->tid].push_back(log.get());
     // The fragment file's blocks, by thread.
-    FragmentReader file;
-    std::map<std::pair<uint64_t, uint64_t>, FragmentStream> streams;
+    plan.path = s->path;
     bool ok = true;
     if (s->fd >= 0) {
-        if (file.open(s->path, error)) {
-            for (FragmentStream& stream : file.streams()) {
-                streams[{stream.tid, stream.serial}] = std::move(stream);
-            }
-        } else {
-            ok = false;
-        }
+        ok = plan.file.open(s->path, error);
+        if (ok) plan.streams = plan.file.streams();
     }
-    BlockUnpacker unpacker;
+    std::map<std::pair<uint64_t, uint64_t>, const FragmentStream*> streams;
+    for (const FragmentStream& stream : plan.streams)
+        streams[{stream.tid, stream.serial}] = &stream;
     for (auto& [tid, logs] : byTid) {
         std::sort(logs.begin(), logs.end(),
                   [](const ThreadLog* a, const ThreadLog* b) { return a->serial < b->serial; });
-        uint64_t count = 0;
-        for (ThreadLog* log : logs) count += log->writer->fileRecords + log->writer->memoryRecords;
-        if (count == 0) continue;
-        visitor.onThread(tid, count);
+        CollectPlan::Thread thread;
+        thread.tid = tid;
         for (ThreadLog* log : logs) {
-            auto& w = *log->writer;
-            if (w.fileRecords > 0 && ok) {
-                // Exactly the records the writer put there: anything else is a damaged file.
-                uint64_t read = 0;
-                auto stream = streams.find({log->tid, log->serial});
-                if (stream != streams.end()) {
-                    file.read(stream->second, [&](const RecordView& r) {
-                        if (read++ < w.fileRecords) visitor.onRecord(r);
-                    });
-                }
-                if (read != w.fileRecords) {
-                    ok = false;
-                    error = s->path + ": thread " + std::to_string(log->tid) + " has " +
-                            std::to_string(read) + " records in the fragment, " +
-                            std::to_string(w.fileRecords) + " were written";
-                }
-            }
-            // Whole blocks the writer packed itself.
-            const auto* p = reinterpret_cast<const unsigned char*>(w.memory.data());
-            BlockHeader h;
-            for (size_t pos = 0; pos + sizeof h <= w.memory.size(); pos += sizeof h + h.bytes) {
-                std::memcpy(&h, p + pos, sizeof h);
-                if (h.bytes > w.memory.size() - pos - sizeof h) break;  // cannot happen
-                unpacker.unpack(p + pos + sizeof h, h.bytes,
-                                [&visitor](const RecordView& r) { visitor.onRecord(r); });
-            }
+            const auto& w = *log->writer;
+            thread.records += w.fileRecords + w.memoryRecords;
+            const auto stream = streams.find({log->tid, log->serial});
+            thread.parts.push_back(
+                {stream == streams.end() ? nullptr : stream->second, w.fileRecords, w.memory});
         }
+        if (thread.records > 0) plan.threads.push_back(std::move(thread));
     }
     return ok;
 }

@@ -100,6 +100,8 @@ struct ThreadLog {
     ~ThreadLog();
 };
 
+struct CollectPlan;  // record/collect.h
+
 // What finalize hands to its consumer, one thread id at a time, in increasing tid order.
 class RecordVisitor {
 public:
@@ -202,9 +204,15 @@ public:
     // in memory and still delivered by collect()).
     bool stop(std::string& error);
 
-    // After stop(): delivers every record grouped by thread id (in increasing order). Returns
-    // false with `error` when a fragment could not be read back.
-    bool collect(RecordVisitor& visitor, std::string& error);
+    // After stop(): delivers every record grouped by thread id (in increasing order) to
+    // `visitor` (onThread, then onRecord for each of its records; a RecordVisitor or any class
+    // with those members). Returns false with `error` when a fragment could not be read back.
+    // Defined in record/collect.h.
+    template <typename Visitor>
+    bool collect(Visitor& visitor, std::string& error);
+    // What collect() delivers, with the flush lock held; false with `error` when the fragment
+    // file cannot be read (the records held in memory are still planned).
+    bool planCollect(CollectPlan& plan, std::string& error);
 
     // After stop(): appends every record still held in memory (cached mode, or after a failed
     // write) to the threads' fragment files, so that another reader (the merge step) finds

@@ -11,7 +11,7 @@ constexpr char kDigitPairs[] =
     "8081828384858687888990919293949596979899";
 
 // Writes the 8 decimal digits of `v` (< 10^8, zero-padded) at `p`: four independent pairs.
-void put8Digits(char* p, uint32_t v) {
+inline __attribute__((always_inline)) void put8Digits(char* p, uint32_t v) {
     const uint32_t high = v / 10000;
     const uint32_t low = v % 10000;
     std::memcpy(p, kDigitPairs + (high / 100) * 2, 2);

@@ -2,15 +2,17 @@
 // .clperfmarker / .amdtperfmarker files: the one writer and the one reader of marker lines.
 #pragma once
 
-#include "atp/format/decimal.h"
-
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <istream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "atp/format/decimal.h"
+#include "atp/format/short_bytes.h"
 
 namespace perfmarker::atp {
 
@@ -44,11 +46,41 @@ inline constexpr size_t kMarkerLineRoom = 160;
 // marker) is that line copied whole, with its timestamp written over it.
 class CommonLineWriter {
 public:
-    // Writes the line at `out` (kMarkerLineRoom bytes free) and returns its end.
-    char* put(char* out, MarkerKind kind, uint64_t timestampNs, std::string_view name = {},
-              std::string_view group = {}, std::string_view userString = {});
+    // Writes the line at `out` (kMarkerLineRoom bytes free) and returns its end. The lines of a
+    // loop's markers are written here, inline in finalize's loop; the others by putOther().
+    __attribute__((always_inline)) char* put(char* out, MarkerKind kind, uint64_t timestampNs,
+                                             std::string_view name = {},
+                                             std::string_view group = {},
+                                             std::string_view userString = {}) {
+        if (kind == MarkerKind::End) {
+            std::memcpy(out, kEndLine.data(), kEndLine.size());
+            m_timestamps.put(out + kEndTimestampField, timestampNs);
+            return out + kEndLine.size();
+        }
+        // The name and group are compared where the last Begin line holds them: they needed no
+        // escaping there, so equal bytes make an equal line.
+        if (kind == MarkerKind::Begin && m_beginLength != 0 && name.size() == m_nameSize &&
+            group.size() == m_groupSize && userString.empty() &&
+            sameBytes(name.data(), m_begin + kNameField, name.size()) &&
+            sameBytes(group.data(), m_begin + kGroupField, group.size())) {
+            std::memcpy(out, m_begin, kMarkerLineRoom);
+            m_timestamps.put(out + kBeginTimestampField, timestampNs);
+            return out + m_beginLength;
+        }
+        return putOther(out, kind, timestampNs, name, group, userString);
+    }
+
+    // Where the fields start in the lines (docs/format.md#perfmarker-section).
+    static constexpr std::string_view kEndLine = "clEndPerfMarker                         \n";
+    static constexpr size_t kEndTimestampField = 20;
+    static constexpr size_t kNameField = 20;
+    static constexpr size_t kBeginTimestampField = 70;
+    static constexpr size_t kGroupField = 93;
 
 private:
+    char* putOther(char* out, MarkerKind kind, uint64_t timestampNs, std::string_view name,
+                   std::string_view group, std::string_view userString);
+
     DecimalFieldWriter m_timestamps;
     char m_begin[kMarkerLineRoom] = {};  // the last Begin line, its timestamp field spaces
     size_t m_beginLength = 0;            // 0: none

@@ -5,7 +5,6 @@
 #include "atp/format/decimal.h"
 #include "atp/format/perfmarker_layout.h"
 #include "atp/format/perfmarker_section.h"
-#include "atp/format/short_bytes.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -22,6 +21,11 @@ constexpr size_t kMaxCommonGroup = kMarkerLineRoom - kBeginTemplate.size() - 1;
 static_assert(kEndTemplate.size() == kKeywordWidth + kTimestampWidth + 1);
 static_assert(kBeginTemplate.size() == kKeywordWidth + kNameWidth + kTimestampWidth + 3);
 static_assert(kMaxCommonGroup == 66, "perfmarker_section.h says so");
+static_assert(CommonLineWriter::kEndLine == kEndTemplate &&
+              CommonLineWriter::kEndTimestampField == kKeywordWidth &&
+              CommonLineWriter::kNameField == kKeywordWidth &&
+              CommonLineWriter::kBeginTimestampField == kKeywordWidth + kNameWidth &&
+              CommonLineWriter::kGroupField == kBeginTemplate.size());
 
 // Nonzero when one of the 8 bytes of `w` needs escaping (below 0x21, '&' or 0x7f). The per-byte
 // tests are exact about whether any byte matches (only the flag bits above a match can be wrong).
@@ -214,27 +218,16 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
     }
 }
 
-char* CommonLineWriter::put(char* out, MarkerKind kind, uint64_t timestampNs, std::string_view name,
-                            std::string_view group, std::string_view userString) {
-    constexpr size_t kTimestampField = kKeywordWidth + kNameWidth;
-    // The name and group are compared where the last Begin line holds them: they needed no
-    // escaping there, so equal bytes make an equal line (one compare instead of copyIfPlain's
-    // copy and byte classes, docs/performance.md).
-    if (kind == MarkerKind::Begin && m_beginLength != 0 && name.size() == m_nameSize &&
-        group.size() == m_groupSize && userString.empty() &&
-        sameBytes(name.data(), m_begin + kKeywordWidth, name.size()) &&
-        sameBytes(group.data(), m_begin + kBeginTemplate.size(), group.size())) {
-        std::memcpy(out, m_begin, kMarkerLineRoom);
-        m_timestamps.put(out + kTimestampField, timestampNs);
-        return out + m_beginLength;
-    }
+char* CommonLineWriter::putOther(char* out, MarkerKind kind, uint64_t timestampNs,
+                                 std::string_view name, std::string_view group,
+                                 std::string_view userString) {
     char* const end = putCommon(
         out, [this](char* field, uint64_t ns) { m_timestamps.put(field, ns); }, kind, timestampNs,
         name, group, userString);
     if (end != nullptr && kind == MarkerKind::Begin) {
         m_beginLength = static_cast<size_t>(end - out);
         std::memcpy(m_begin, out, m_beginLength);
-        std::memset(m_begin + kTimestampField, ' ', kTimestampWidth);
+        std::memset(m_begin + kBeginTimestampField, ' ', kTimestampWidth);
         m_nameSize = name.size();
         m_groupSize = group.size();
     }

@@ -23,6 +23,7 @@
 #include "agent_state.h"
 #include "cl_api.h"
 #include "record/api_record.h"
+#include "record/collect.h"
 #include "record/recorder.h"
 
 namespace {

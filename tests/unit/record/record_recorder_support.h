@@ -19,6 +19,7 @@
 #include <system_error>
 #include <vector>
 
+#include "record/collect.h"
 #include "record/fragment.h"
 #include "record/recorder.h"
 #include "sanitizers.h"
