@@ -3,24 +3,6 @@
 #include <cstring>
 
 namespace perfmarker::atp {
-namespace {
-
-constexpr char kDigitPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// Writes the 8 decimal digits of `v` (< 10^8, zero-padded) at `p`: four independent pairs.
-inline __attribute__((always_inline)) void put8Digits(char* p, uint32_t v) {
-    const uint32_t high = v / 10000;
-    const uint32_t low = v % 10000;
-    std::memcpy(p, kDigitPairs + (high / 100) * 2, 2);
-    std::memcpy(p + 2, kDigitPairs + (high % 100) * 2, 2);
-    std::memcpy(p + 4, kDigitPairs + (low / 100) * 2, 2);
-    std::memcpy(p + 6, kDigitPairs + (low % 100) * 2, 2);
-}
-
-}  // namespace
 
 // Eight digits per 64-bit division, then two per step in 32 bits: a 19-digit timestamp takes
 // two long divisions instead of ten (finalize writes 10^7 lines), std::to_chars twice as long.
@@ -76,7 +58,7 @@ size_t decimalLength(uint64_t value) {
     return digits - (value < kPowers[digits - 1] ? 1 : 0);
 }
 
-char* DecimalFieldWriter::put(char* field, uint64_t value) {
+char* DecimalFieldWriter::putNewHigh(char* field, uint64_t value) {
     static_assert(kMaxDecimalDigits - 8 <= kRoom && kRoom <= kMaxDecimalDigits);
     const uint64_t high = value / kLow;
     if (high == 0) {
@@ -84,14 +66,12 @@ char* DecimalFieldWriter::put(char* field, uint64_t value) {
         formatDecimalBackward(field + length, value);
         return field + length;
     }
-    if (high != m_high) {
-        m_high = high;
-        m_highLength = decimalLength(high);
-        std::memset(m_highDigits, ' ', sizeof m_highDigits);
-        formatDecimalBackward(m_highDigits + m_highLength, high);
-    }
+    m_base = high * kLow;
+    m_highLength = decimalLength(high);
+    std::memset(m_highDigits, ' ', sizeof m_highDigits);
+    formatDecimalBackward(m_highDigits + m_highLength, high);
     std::memcpy(field, m_highDigits, kRoom);
-    put8Digits(field + m_highLength, static_cast<uint32_t>(value - high * kLow));
+    put8Digits(field + m_highLength, static_cast<uint32_t>(value - m_base));
     return field + m_highLength + 8;
 }
 

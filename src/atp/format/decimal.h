@@ -3,11 +3,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace perfmarker::atp {
 
 inline constexpr size_t kMaxDecimalDigits = 20;  // UINT64_MAX
+
+// "00" to "99", two bytes each.
+inline constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 // Writes `value` in decimal so that it ends just before `end` (at least kMaxDecimalDigits bytes
 // after the buffer's start); returns its first digit.
@@ -15,6 +22,16 @@ char* formatDecimalBackward(char* end, uint64_t value);
 
 // The number of decimal digits of `value` (1 for 0).
 size_t decimalLength(uint64_t value);
+
+// Writes the 8 decimal digits of `v` (< 10^8, zero-padded) at `p`.
+inline void put8Digits(char* p, uint32_t v) {
+    const uint32_t high = v / 10000;
+    const uint32_t low = v % 10000;
+    std::memcpy(p, kDigitPairs + (high / 100) * 2, 2);
+    std::memcpy(p + 2, kDigitPairs + (high % 100) * 2, 2);
+    std::memcpy(p + 4, kDigitPairs + (low / 100) * 2, 2);
+    std::memcpy(p + 6, kDigitPairs + (low % 100) * 2, 2);
+}
 
 // Appends `value` in decimal.
 inline void appendDecimal(std::string& out, uint64_t value) {
@@ -38,17 +55,25 @@ class DecimalFieldWriter {
 public:
     // Writes `value` at `field`, a field of at least kMaxDecimalDigits bytes that holds spaces,
     // and returns the end of its digits. The bytes up to kRoom after `field` not taken by digits
-    // are left spaces.
-    char* put(char* field, uint64_t value);
+    // are left spaces. Inline: finalize calls it twice a marker pair.
+    char* put(char* field, uint64_t value) {
+        const uint64_t low = value - m_base;
+        if (value < m_base || low >= kLow || m_base == 0) return putNewHigh(field, value);
+        std::memcpy(field, m_highDigits, kRoom);
+        put8Digits(field + m_highLength, static_cast<uint32_t>(low));
+        return field + m_highLength + 8;
+    }
 
     static constexpr size_t kRoom = 16;
 
 private:
     static constexpr uint64_t kLow = 100000000;  // 10^8: below it, the eight digits formatted
 
-    uint64_t m_high = 0;            // value / kLow of the digits kept; 0 for none
-    size_t m_highLength = 0;        // its digits
-    char m_highDigits[kRoom] = {};  // its digits, then spaces
+    char* putNewHigh(char* field, uint64_t value);
+
+    uint64_t m_base = 0;            // the digits kept, times kLow; 0 for none
+    size_t m_highLength = 0;        // the digits kept
+    char m_highDigits[kRoom] = {};  // the digits kept, then spaces
 };
 
 }  // namespace perfmarker::atp
