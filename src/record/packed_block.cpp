@@ -80,20 +80,6 @@ size_t slotOf(uint64_t fingerprint) {
 }
 static_assert(kSlots == 1024, "slotOf() gives 10 bits");
 
-unsigned char* putVarint(unsigned char* p, uint64_t v) {
-    while (v >= 0x80) {
-        *p++ = static_cast<unsigned char>(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = static_cast<unsigned char>(v);
-    return p;
-}
-
-uint64_t zigzag(uint64_t delta) {
-    const auto d = static_cast<int64_t>(delta);
-    return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
-}
-
 }  // namespace
 
 BlockPacker::BlockPacker() : m_slots(kSlots, Slot{nullptr, 0, 0, 0, 0}) {}
@@ -167,41 +153,6 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
     p = putVarint(p, uint64_t{s.size()} << 1);
     std::memcpy(p, s.data(), s.size());
     return p + s.size();
-}
-
-void BlockPacker::add(const RecordView& r) {
-    const auto kind = static_cast<uint32_t>(r.kind);
-    // At most: the tag, a 10-byte time, and per string a 5-byte varint and its bytes.
-    const size_t most = 1 + 10 + 15 + r.str0.size() + r.str1.size() + r.str2.size();
-    if (m_used + most > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + most));
-    unsigned char* const start = m_buf.data() + m_used;
-    unsigned char* p = putVarint(start + 1, zigzag(r.time - m_lastTime));
-    m_lastTime = r.time;
-    unsigned tag = kind & kKindBits;
-    // The views one at a time, by reference: copying them as a pair of words each stalls on
-    // the caller's stores that have just written them.
-    // A string that repeats its place's last one is a reference without a call.
-    const auto string = [this, &p](std::string_view s, Recent& recent) {
-        if (s.size() == recent.size && sameBytes(recent.data, s.data(), s.size())) {
-            return putVarint(p, (uint64_t{recent.id} << 1) | 1);
-        }
-        return putString(p, s, recent);
-    };
-    if (!r.str0.empty()) {
-        tag |= kStringBit[0];
-        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : string(r.str0, m_recent[0]);
-    }
-    if (!r.str1.empty()) {
-        tag |= kStringBit[1];
-        p = string(r.str1, m_recent[1]);
-    }
-    if (!r.str2.empty()) {
-        tag |= kStringBit[2];
-        p = string(r.str2, m_recent[2]);
-    }
-    *start = static_cast<unsigned char>(tag);
-    m_used += static_cast<size_t>(p - start);
-    ++m_records;
 }
 
 int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,

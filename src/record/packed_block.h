@@ -4,6 +4,7 @@
 // takes about 10 bytes instead of the 64 of the chunk layout (record_format.h).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "atp/format/short_bytes.h"
 #include "record/record_format.h"
 
 namespace perfmarker::record {
@@ -25,13 +27,27 @@ namespace perfmarker::record {
 //            says: v >> 1 words of 8 bytes, as the block's previous payload of the same kind,
 //            except those set in the bit mask that follows (one bit per word, (words + 7) / 8
 //            bytes), whose new values follow in order)
-// The decoding is here, inline, so that unpacking a block is one loop in its caller.
+// The coding is here, inline, so that packing a chunk (the writer) and unpacking a block
+// (finalize, the merge) are each one loop in their caller.
 namespace packed {
 inline constexpr unsigned kKindBits = 0x1f;
 inline constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
 inline constexpr uint32_t kFirstAgentKind = 16;
 
 inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); }
+inline uint64_t zigzag(uint64_t delta) {
+    const auto d = static_cast<int64_t>(delta);
+    return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63);
+}
+
+inline unsigned char* putVarint(unsigned char* p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = static_cast<unsigned char>(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = static_cast<unsigned char>(v);
+    return p;
+}
 
 // Reads a varint at p[pos, n): 1 when whole, 0 when cut short, -1 when longer than 10 bytes.
 inline __attribute__((always_inline)) int getVarint(const unsigned char* p, size_t n, size_t& pos,
@@ -76,8 +92,9 @@ public:
     void begin(size_t headroom = 0);
 
     // Appends `r`. Marker names and groups, and the agents' str1/str2, are looked up among the
-    // block's strings; the agents' binary payloads (str0 of kinds 16 and up) are not.
-    void add(const RecordView& r);
+    // block's strings; the agents' binary payloads (str0 of kinds 16 and up) are not. Inline, in
+    // the writer's loop over a chunk's records (no store and reload of `r`).
+    inline __attribute__((always_inline)) void add(const RecordView& r);
 
     // The headroom and the packed records after it.
     unsigned char* data() { return m_buf.data(); }
@@ -157,6 +174,40 @@ private:
     uint64_t m_lastTime = 0;
     bool m_stopped = false;
 };
+
+void BlockPacker::add(const RecordView& r) {
+    using namespace packed;
+    const auto kind = static_cast<uint32_t>(r.kind);
+    // At most: the tag, a 10-byte time, and per string a 5-byte varint and its bytes.
+    const size_t most = 1 + 10 + 15 + r.str0.size() + r.str1.size() + r.str2.size();
+    if (m_used + most > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + most));
+    unsigned char* const start = m_buf.data() + m_used;
+    unsigned char* p = putVarint(start + 1, zigzag(r.time - m_lastTime));
+    m_lastTime = r.time;
+    unsigned tag = kind & kKindBits;
+    // A string that repeats its place's last one is a reference without a call.
+    const auto string = [this, &p](std::string_view s, Recent& recent) {
+        if (s.size() == recent.size && atp::sameBytes(recent.data, s.data(), s.size())) {
+            return putVarint(p, (uint64_t{recent.id} << 1) | 1);
+        }
+        return putString(p, s, recent);
+    };
+    if (!r.str0.empty()) {
+        tag |= kStringBit[0];
+        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : string(r.str0, m_recent[0]);
+    }
+    if (!r.str1.empty()) {
+        tag |= kStringBit[1];
+        p = string(r.str1, m_recent[1]);
+    }
+    if (!r.str2.empty()) {
+        tag |= kStringBit[2];
+        p = string(r.str2, m_recent[2]);
+    }
+    *start = static_cast<unsigned char>(tag);
+    m_used += static_cast<size_t>(p - start);
+    ++m_records;
+}
 
 int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {
     uint64_t v = 0;
