@@ -137,10 +137,15 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
         // The mask as one word, as BlockUnpacker::payload reads it: bit i says word i changed.
         uint64_t bits = changedWords(s.data(), last.data, words);
         const size_t maskBytes = (words + 7) / 8;
-        if (maskBytes + 8 * countBits(bits) < s.size()) {
+        // Mostly one word changed (an API call's end time): no count of the bits for it.
+        const size_t changed = (bits & (bits - 1)) == 0 ? size_t{bits != 0} : countBits(bits);
+        if (maskBytes + 8 * changed < s.size()) {
             p = putVarint(p, (uint64_t{words} << 1) | 1);
-            for (size_t i = 0; i < maskBytes; ++i)
-                *p++ = static_cast<unsigned char>(bits >> (8 * i));
+            // The mask's bytes in one store (little-endian); the bytes past them are the room
+            // of the payload (add() reserves it) and the changed words overwrite them.
+            static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+            std::memcpy(p, &bits, sizeof bits);
+            p += maskBytes;
             for (; bits != 0; bits &= bits - 1) {
                 std::memcpy(p, s.data() + 8 * static_cast<size_t>(__builtin_ctzll(bits)), 8);
                 p += 8;
