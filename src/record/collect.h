@@ -45,7 +45,11 @@ bool Recorder::collect(Visitor& visitor, std::string& error) {
     CollectPlan plan;
     bool ok = planCollect(plan, error);  // false: the fragment file cannot be read
     BlockUnpacker unpacker;
-    const auto deliver = [&visitor](const RecordView& r) { visitor.onRecord(r); };
+    // Inlined in the unpacking loop, so that the record's views stay in registers (a view
+    // stored by the unpacker and loaded back by the visitor waits for the store).
+    const auto deliver = [&visitor](const RecordView& r) __attribute__((always_inline)) {
+        visitor.onRecord(r);
+    };
     for (const CollectPlan::Thread& thread : plan.threads) {
         visitor.onThread(thread.tid, thread.records);
         for (const CollectPlan::Part& part : thread.parts) {
@@ -53,9 +57,10 @@ bool Recorder::collect(Visitor& visitor, std::string& error) {
                 // Exactly the records the writer put there: anything else is a damaged file.
                 uint64_t read = 0;
                 if (part.stream != nullptr) {
-                    plan.file.read(*part.stream, [&](const RecordView& r) {
-                        if (read++ < part.fileRecords) deliver(r);
-                    });
+                    plan.file.read(
+                        *part.stream, [&](const RecordView& r) __attribute__((always_inline)) {
+                            if (read++ < part.fileRecords) deliver(r);
+                        });
                 }
                 if (read != part.fileRecords) {
                     ok = false;

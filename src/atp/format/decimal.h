@@ -23,14 +23,19 @@ char* formatDecimalBackward(char* end, uint64_t value);
 // The number of decimal digits of `value` (1 for 0).
 size_t decimalLength(uint64_t value);
 
-// Writes the 8 decimal digits of `v` (< 10^8, zero-padded) at `p`.
+// Writes the 8 decimal digits of `v` (< 10^8, zero-padded) at `p`. The divisions by constants
+// are written as the multiplications the compiler makes of them (exact for these ranges): where
+// the compiler takes a block for cold (finalize's copied Begin line was one), it compiles it for
+// size, with `div` instructions of 20-40 cycles each (docs/performance.md).
 inline void put8Digits(char* p, uint32_t v) {
-    const uint32_t high = v / 10000;
-    const uint32_t low = v % 10000;
-    std::memcpy(p, kDigitPairs + (high / 100) * 2, 2);
-    std::memcpy(p + 2, kDigitPairs + (high % 100) * 2, 2);
-    std::memcpy(p + 4, kDigitPairs + (low / 100) * 2, 2);
-    std::memcpy(p + 6, kDigitPairs + (low % 100) * 2, 2);
+    const auto high = static_cast<uint32_t>((uint64_t{v} * 3518437209u) >> 45);  // v / 10^4
+    const uint32_t low = v - high * 10000;
+    const uint32_t highPair = (high * 5243) >> 19;  // x * 5243 >> 19 is x / 100 below 43,699
+    const uint32_t lowPair = (low * 5243) >> 19;
+    std::memcpy(p, kDigitPairs + highPair * 2, 2);
+    std::memcpy(p + 2, kDigitPairs + (high - highPair * 100) * 2, 2);
+    std::memcpy(p + 4, kDigitPairs + lowPair * 2, 2);
+    std::memcpy(p + 6, kDigitPairs + (low - lowPair * 100) * 2, 2);
 }
 
 // Appends `value` in decimal.
@@ -56,7 +61,7 @@ public:
     // Writes `value` at `field`, a field of at least kMaxDecimalDigits bytes that holds spaces,
     // and returns the end of its digits. The bytes up to kRoom after `field` not taken by digits
     // are left spaces. Inline: finalize calls it twice a marker pair.
-    char* put(char* field, uint64_t value) {
+    __attribute__((always_inline)) char* put(char* field, uint64_t value) {
         const uint64_t low = value - m_base;
         if (value < m_base || low >= kLow || m_base == 0) return putNewHigh(field, value);
         std::memcpy(field, m_highDigits, kRoom);
