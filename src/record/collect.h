@@ -1,6 +1,6 @@
 // Recorder::collect(): finalize's reading of every record, grouped by thread. A template, so
-// that a visitor of a final class (finalize's text) is called directly from the unpacking loop:
-// with a virtual call per record, the call and its argument passing were a fifth of the text's
+// that a visitor that is not virtual (finalize's text) is inlined in the unpacking loop: with a
+// virtual call per record, the call and its argument passing were a fifth of the text's
 // instructions (docs/performance.md).
 #pragma once
 
