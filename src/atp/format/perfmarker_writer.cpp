@@ -13,7 +13,7 @@ using namespace section_layout;
 
 // The fixed parts of the common lines (CommonLineWriter): the End line whole, and the Begin
 // line up to its group (keyword, then the name, timestamp and separator fields as spaces).
-constexpr std::string_view kEndTemplate = "clEndPerfMarker                         \n";
+constexpr std::string_view kEndTemplate = CommonLineWriter::kEndLine;
 constexpr std::string_view kBeginTemplate =
     "clBeginPerfMarker                                                                            ";
 // The room left for the group between the Begin template and the line's '\n'.
@@ -21,8 +21,7 @@ constexpr size_t kMaxCommonGroup = kMarkerLineRoom - kBeginTemplate.size() - 1;
 static_assert(kEndTemplate.size() == kKeywordWidth + kTimestampWidth + 1);
 static_assert(kBeginTemplate.size() == kKeywordWidth + kNameWidth + kTimestampWidth + 3);
 static_assert(kMaxCommonGroup == 66, "perfmarker_section.h says so");
-static_assert(CommonLineWriter::kEndLine == kEndTemplate &&
-              CommonLineWriter::kEndTimestampField == kKeywordWidth &&
+static_assert(CommonLineWriter::kEndTimestampField == kKeywordWidth &&
               CommonLineWriter::kNameField == kKeywordWidth &&
               CommonLineWriter::kBeginTimestampField == kKeywordWidth + kNameWidth &&
               CommonLineWriter::kGroupField == kBeginTemplate.size());
