@@ -95,6 +95,7 @@ void BlockPacker::begin(size_t headroom) {
     m_strings = 0;
     m_interned = 0;
     m_recent = {};
+    m_lastBegin = {};
     if (++m_generation == 0) {  // after 2^32 blocks: forget every slot for real
         for (Slot& s : m_slots) s.generation = 0;
         m_payloads.fill(Payload{nullptr, 0, 0});

@@ -19,7 +19,9 @@
 namespace perfmarker::record {
 
 // Layout of a packed record (docs/format.md#fragments):
-//   tag      1 byte: the kind in bits 0-4, bit 5/6/7 set when str0/str1/str2 is not empty
+//   tag      1 byte: the kind in bits 0-4, bit 5/6/7 set when str0/str1/str2 is not empty; or
+//            kRepeatBegin: a MarkerBegin with the name and group of the block's previous
+//            MarkerBegin (which had no user string), no strings follow
 //   time     varint of the zigzagged difference from the previous record's time (0 first)
 //   strings  for each one present: varint v; v odd: the block's string number v >> 1;
 //            v even: v >> 1 bytes follow, and they are the block's next string number (except
@@ -33,6 +35,8 @@ namespace packed {
 inline constexpr unsigned kKindBits = 0x1f;
 inline constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
 inline constexpr uint32_t kFirstAgentKind = 16;
+// Not a record kind (record_format.h), so no other tag has this value.
+inline constexpr unsigned char kRepeatBegin = 4;
 
 inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); }
 inline uint64_t zigzag(uint64_t delta) {
@@ -124,6 +128,16 @@ private:
     };
     std::vector<Slot> m_slots;         // open addressing; a slot of another generation is free
     std::array<Recent, 3> m_recent{};  // per place; cleared by begin()
+    // The block's previous MarkerBegin, when it had no user string: a Begin with the same name
+    // and group is written as kRepeatBegin (a loop's marker, mostly).
+    struct LastBegin {
+        const char* name = nullptr;
+        const char* group = nullptr;
+        uint32_t nameSize = 0;
+        uint32_t groupSize = 0;
+        bool valid = false;
+    };
+    LastBegin m_lastBegin;
     struct Payload {
         const char* data;
         uint32_t size;
@@ -171,6 +185,9 @@ private:
         bool inWords = false;
     };
     std::array<Payload, 16> m_payloads;
+    // The block's previous MarkerBegin's name and group, for kRepeatBegin.
+    std::string_view m_beginName, m_beginGroup;
+    bool m_beginValid = false;
     uint64_t m_lastTime = 0;
     bool m_stopped = false;
 };
@@ -184,6 +201,23 @@ void BlockPacker::add(const RecordView& r) {
     unsigned char* const start = m_buf.data() + m_used;
     unsigned char* p = putVarint(start + 1, zigzag(r.time - m_lastTime));
     m_lastTime = r.time;
+    if (kind == static_cast<uint32_t>(RecordKind::MarkerBegin)) {
+        LastBegin& last = m_lastBegin;
+        if (!r.str2.empty()) {
+            last.valid = false;
+        } else if (last.valid && r.str0.size() == last.nameSize &&
+                   r.str1.size() == last.groupSize &&
+                   atp::sameBytes(last.name, r.str0.data(), r.str0.size()) &&
+                   atp::sameBytes(last.group, r.str1.data(), r.str1.size())) {
+            *start = kRepeatBegin;
+            m_used += static_cast<size_t>(p - start);
+            ++m_records;
+            return;
+        } else {
+            last = LastBegin{r.str0.data(), r.str1.data(), static_cast<uint32_t>(r.str0.size()),
+                             static_cast<uint32_t>(r.str1.size()), true};
+        }
+    }
     unsigned tag = kind & kKindBits;
     // A string that repeats its place's last one is a reference without a call.
     const auto string = [this, &p](std::string_view s, Recent& recent) {
@@ -232,12 +266,20 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
     using namespace packed;
     const unsigned tag = p[pos++];
     const uint32_t kind = tag & kKindBits;
-    if (!isKnownRecordKind(kind)) return -1;
+    if (!isKnownRecordKind(kind) && tag != kRepeatBegin) return -1;
     uint64_t delta = 0;
     int r = getVarint(p, n, pos, delta);
     if (r <= 0) return r;
     m_lastTime += unzigzag(delta);
     out.time = m_lastTime;
+    if (tag == kRepeatBegin) {
+        if (!m_beginValid) return -1;  // no Begin to repeat in this block
+        out.kind = RecordKind::MarkerBegin;
+        out.str0 = m_beginName;
+        out.str1 = m_beginGroup;
+        out.str2 = {};
+        return 1;
+    }
     out.kind = static_cast<RecordKind>(kind);
     out.str0 = {};
     out.str1 = {};
@@ -249,6 +291,11 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
     }
     if ((tag & kStringBit[1]) && (r = string(p, n, pos, out.str1)) <= 0) return r;
     if ((tag & kStringBit[2]) && (r = string(p, n, pos, out.str2)) <= 0) return r;
+    if (kind == static_cast<uint32_t>(RecordKind::MarkerBegin)) {
+        m_beginValid = out.str2.empty();
+        m_beginName = out.str0;
+        m_beginGroup = out.str1;
+    }
     return 1;
 }
 
@@ -257,6 +304,7 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
     m_strings.clear();
     for (Payload& payload : m_payloads) payload.view = {};
     m_lastTime = 0;
+    m_beginValid = false;
     m_stopped = false;
     if (damaged != nullptr) *damaged = false;
     uint32_t count = 0;

@@ -109,8 +109,10 @@ struct FragmentHeader {
     uint64_t pid;
     uint64_t index;  // the recorder's number in the process (the file name's <n>)
 };
-inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '4'};
-// Fragments of the version before (no payload written as changed words) read the same way.
+inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '5'};
+// Fragments of the versions before read the same way: 04 has no repeated Begin (kRepeatBegin,
+// record/packed_block.h), 03 neither that nor payloads written as changed words.
+inline constexpr char kFragmentMagicV4[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '4'};
 inline constexpr char kFragmentMagicV3[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '3'};
 static_assert(sizeof(FragmentHeader) == 24, "fragment header layout");
 

@@ -78,11 +78,65 @@ TEST(record_PackedBlock, RepeatedStringsAreReferences) {
         pairs.push_back({1050 + 100 * i, RecordKind::MarkerEnd, "", "", ""});
     }
     const auto bytes = pack(pairs);
-    // A begin is a tag, a 1-2 byte delta and two 1-byte references; an end a tag and a delta.
-    EXPECT_LT(bytes.size(), 1000u * 8 + 64);
+    // A begin after the first is a tag and a 1-2 byte delta (it repeats the one before); an
+    // end a tag and a delta.
+    EXPECT_LT(bytes.size(), 1000u * 6 + 64);
     bool damaged = true;
     EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), pairs);
     EXPECT_FALSE(damaged);
+}
+
+// A Begin with the name and group of the block's previous Begin is its tag and time. A user
+// string, another name or group, or the start of a block breaks the repetition.
+TEST(record_PackedBlock, ABeginLikeThePreviousOneIsItsTagAndTime) {
+    const std::vector<unsigned char> two = pack({{100, RecordKind::MarkerBegin, "a", "g", ""},
+                                                 {150, RecordKind::MarkerBegin, "a", "g", ""}});
+    // tag (Begin, str0, str1), zigzag(100) = 200 as a varint, "a" and "g" as literals; then
+    // kRepeatBegin and zigzag(50).
+    const std::vector<unsigned char> expected = {0x61, 0xc8, 0x01, 0x02, 'a', 0x02, 'g',
+                                                 packed::kRepeatBegin, 0x64};
+    EXPECT_EQ(two, expected);
+
+    const std::vector<Rec> records = {
+        {1, RecordKind::MarkerBegin, "a", "g", ""},
+        {2, RecordKind::MarkerEnd, "", "", ""},
+        {3, RecordKind::MarkerBegin, "a", "g", ""},    // repeats
+        {4, RecordKind::MarkerEndEx, "b", "h", ""},    // does not break it
+        {5, RecordKind::MarkerBegin, "a", "g", ""},    // repeats
+        {6, RecordKind::MarkerBegin, "a", "g", "u"},   // a user string: not a repeat
+        {7, RecordKind::MarkerBegin, "a", "g", ""},    // the one before had a user string
+        {8, RecordKind::MarkerBegin, "a", "g2", ""},   // another group
+        {9, RecordKind::MarkerBegin, "a2", "g2", ""},  // another name
+        {10, RecordKind::MarkerBegin, "a2", "g2", ""},
+        {11, RecordKind::MarkerBegin, "", "", ""},  // empty name and group
+        {12, RecordKind::MarkerBegin, "", "", ""},
+        {13, RecordKind::ApiCall, std::string(8, 'p'), "clFinish", ""},
+        {14, RecordKind::MarkerBegin, "", "", ""},
+    };
+    const auto bytes = pack(records);
+    bool damaged = true;
+    EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records);
+    EXPECT_FALSE(damaged);
+    size_t repeats = 0;
+    for (unsigned char b : bytes) repeats += b == packed::kRepeatBegin;
+    EXPECT_GE(repeats, 5u);  // records 3, 5, 10, 12 and 14 (other bytes may equal the tag)
+
+    // A repetition with no Begin before it in the block, or after a Begin with a user string.
+    const std::vector<unsigned char> first = {packed::kRepeatBegin, 0x02};
+    damaged = false;
+    EXPECT_TRUE(unpack(first, first.size(), &damaged).empty());
+    EXPECT_TRUE(damaged);
+    auto afterUser = pack({{1, RecordKind::MarkerBegin, "a", "g", "u"}});
+    afterUser.insert(afterUser.end(), {packed::kRepeatBegin, 0x02});
+    damaged = false;
+    EXPECT_EQ(unpack(afterUser, afterUser.size(), &damaged).size(), 1u);
+    EXPECT_TRUE(damaged);
+    // A repetition with string bits set is no tag.
+    auto withBits = two;
+    withBits[7] = packed::kRepeatBegin | packed::kStringBit[0];
+    damaged = false;
+    EXPECT_EQ(unpack(withBits, withBits.size(), &damaged).size(), 1u);
+    EXPECT_TRUE(damaged);
 }
 
 // More distinct strings than the packer's table holds: the rest are written out each time.
