@@ -69,8 +69,7 @@ public:
         record::ThreadLog* log = m_recorder->threadLog();
         if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
         const uint64_t ticks = m_recorder->now();
-        if (PERFMARKER_UNLIKELY(!m_recorder->appendCStrings(log, record::RecordKind::MarkerBegin,
-                                                            ticks, name, group, userString))) {
+        if (PERFMARKER_UNLIKELY(!m_recorder->appendBegin(log, ticks, name, group, userString))) {
             return appendFailureCode();
         }
         if (PERFMARKER_UNLIKELY(lostToFinalize())) return kFinalized;
@@ -83,8 +82,7 @@ public:
         record::ThreadLog* log = m_recorder->threadLog();
         if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
         if (log->userState == 0) return kUnbalanced;
-        if (PERFMARKER_UNLIKELY(
-                !m_recorder->append(log, record::RecordKind::MarkerEnd, ticks))) {
+        if (PERFMARKER_UNLIKELY(!m_recorder->appendEnd(log, ticks))) {
             return appendFailureCode();
         }
         if (PERFMARKER_UNLIKELY(lostToFinalize())) return kFinalized;

@@ -31,7 +31,10 @@ bool ticksAreTsc() {
     static const bool kTsc = [] {
         const char* force = std::getenv("PERFMARKER_CLOCK");
         if (force != nullptr && std::strcmp(force, "monotonic") == 0) return false;
-        return cpuHasInvariantTsc();
+        // A chunk's record headers keep their top two bits clear (record_format.h, compact
+        // records): a TSC that far (24 years of 3 GHz ticks, only a hypervisor's offset could
+        // do it) is not used.
+        return cpuHasInvariantTsc() && readTicks(true) < (uint64_t{1} << 61);
     }();
     return kTsc;
 }

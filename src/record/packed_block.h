@@ -99,6 +99,12 @@ public:
     // block's strings; the agents' binary payloads (str0 of kinds 16 and up) are not. Inline, in
     // the writer's loop over a chunk's records (no store and reload of `r`).
     inline __attribute__((always_inline)) void add(const RecordView& r);
+    // add() of a MarkerEnd, and of a MarkerBegin with no user string, for the writer's compact
+    // records (record_format.h). A Begin whose strings are where the block's previous Begin's
+    // were is known to repeat it: the strings of a block stay put, unchanged, until it ends.
+    inline __attribute__((always_inline)) void addEnd(uint64_t time);
+    inline __attribute__((always_inline)) void addBegin(uint64_t time, std::string_view name,
+                                                        std::string_view group);
 
     // The headroom and the packed records after it.
     unsigned char* data() { return m_buf.data(); }
@@ -241,6 +247,36 @@ void BlockPacker::add(const RecordView& r) {
     *start = static_cast<unsigned char>(tag);
     m_used += static_cast<size_t>(p - start);
     ++m_records;
+}
+
+void BlockPacker::addEnd(uint64_t time) {
+    using namespace packed;
+    if (m_used + 11 > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + 11));
+    unsigned char* const start = m_buf.data() + m_used;
+    *start = static_cast<unsigned char>(RecordKind::MarkerEnd);
+    m_used = static_cast<size_t>(putVarint(start + 1, zigzag(time - m_lastTime)) - m_buf.data());
+    m_lastTime = time;
+    ++m_records;
+}
+
+void BlockPacker::addBegin(uint64_t time, std::string_view name, std::string_view group) {
+    using namespace packed;
+    if (m_lastBegin.valid && m_lastBegin.name == name.data() &&
+        m_lastBegin.nameSize == name.size() && m_lastBegin.group == group.data() &&
+        m_lastBegin.groupSize == group.size() && m_used + 11 <= m_buf.size()) {
+        unsigned char* const start = m_buf.data() + m_used;
+        *start = kRepeatBegin;
+        m_used = static_cast<size_t>(putVarint(start + 1, zigzag(time - m_lastTime)) - m_buf.data());
+        m_lastTime = time;
+        ++m_records;
+        return;
+    }
+    RecordView r;
+    r.time = time;
+    r.kind = RecordKind::MarkerBegin;
+    r.str0 = name;
+    r.str1 = group;
+    add(r);
 }
 
 int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {

@@ -33,7 +33,7 @@ constexpr bool recordHasEndTime(uint32_t kind) {
 
 // Fixed-size header; up to three strings follow, padded together to 8 bytes.
 struct RecordHeader {
-    uint64_t time;  // raw ticks while in a thread's chunk; nanoseconds once converted
+    uint64_t time;  // raw ticks while in a thread's chunk (below 2^62); nanoseconds once converted
     uint32_t kind;
     uint32_t len0;
     uint32_t len1;
@@ -60,6 +60,26 @@ inline void storeHeader(unsigned char* p, uint64_t time, uint32_t kind, uint32_t
     std::memcpy(p + 8, &kindLen0, 8);
     std::memcpy(p + 16, &len12, 8);
 }
+
+// Compact records (docs/format.md#compact-records): a marker's End, and a Begin with the strings
+// of a Begin its thread recorded before, are one 8-byte word in a chunk. The word's top two bits
+// tell it from a RecordHeader, whose time (absolute ticks, below 2^62: record/clock.h) has them
+// clear. A compact word's ticks are relative to the recorder's tick base, in 59 bits (six years
+// of 3 GHz ticks).
+namespace compact {
+inline constexpr uint64_t kTagMask = uint64_t{3} << 62;
+inline constexpr uint64_t kEnd = uint64_t{1} << 62;    // MarkerEnd at the word's ticks
+inline constexpr uint64_t kBegin = uint64_t{2} << 62;  // MarkerBegin with the slot's strings
+inline constexpr uint64_t kFill = uint64_t{3} << 62;   // the next record, a MarkerBegin with no
+                                                       // user string, fills the slot
+inline constexpr unsigned kSlotShift = 59;
+inline constexpr unsigned kSlots = 8;
+inline constexpr uint64_t kTickMask = (uint64_t{1} << kSlotShift) - 1;
+// A name or group of up to this many bytes can be in a slot.
+inline constexpr size_t kMaxSlotString = 63;
+
+constexpr unsigned slotOf(uint64_t word) { return (word >> kSlotShift) & (kSlots - 1); }
+}  // namespace compact
 
 constexpr size_t recordSize(size_t len0, size_t len1, size_t len2) {
     return sizeof(RecordHeader) + ((len0 + len1 + len2 + 7) & ~size_t{7});

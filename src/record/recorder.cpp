@@ -159,6 +159,7 @@ ThreadLog* Recorder::threadLogSlow() {
     log->state = s;
     log->tid = currentTid();
     log->recorderId = id;
+    log->tickBase = s->tickBase;
     log->token = std::make_unique<moodycamel::ProducerToken>(s->full);
     if (!rotate(log.get(), 0)) return nullptr;
     {
@@ -171,6 +172,34 @@ ThreadLog* Recorder::threadLogSlow() {
     t_exitNotifier.logs.push_back(log);
     t_cache = {id, log.get()};
     return log.get();
+}
+
+bool Recorder::appendBeginRecord(ThreadLog* log, uint64_t ticks, const char* name,
+                                 const char* group, const char* user, unsigned slot) {
+    constexpr size_t kMax = compact::kMaxSlotString;
+    const size_t nameSize = strnlen(name, kMax + 1);
+    const size_t groupSize = group == nullptr ? 0 : strnlen(group, kMax + 1);
+    if ((user != nullptr && user[0] != '\0') || nameSize > kMax || groupSize > kMax) {
+        return appendCStrings(log, RecordKind::MarkerBegin, ticks, name, group, user);
+    }
+    const size_t need = sizeof(uint64_t) + recordSize(nameSize, groupSize, 0);
+    if (log->cursor + need > log->limit && !rotate(log, need)) return false;
+    unsigned char* p = log->base + log->cursor;
+    const uint64_t fill = compact::kFill | uint64_t{slot} << compact::kSlotShift;
+    std::memcpy(p, &fill, sizeof fill);
+    p += sizeof fill;
+    storeHeader(p, ticks, static_cast<uint32_t>(RecordKind::MarkerBegin),
+                static_cast<uint32_t>(nameSize), static_cast<uint32_t>(groupSize), 0);
+    p += sizeof(RecordHeader);
+    std::memcpy(p, name, nameSize);
+    if (groupSize != 0) std::memcpy(p + nameSize, group, groupSize);
+    log->cursor += static_cast<uint32_t>(need);
+    publish(log);
+    ThreadLog::BeginSlot& s = log->beginSlots[slot];
+    std::memset(&s, 0, sizeof s);
+    std::memcpy(s.name, name, nameSize);
+    if (groupSize != 0) std::memcpy(s.group, group, groupSize);
+    return true;
 }
 
 bool Recorder::rotate(ThreadLog* log, size_t need) {

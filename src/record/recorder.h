@@ -83,8 +83,17 @@ struct ThreadLog {
     uint64_t userState = 0;  // free for the caller (the marker core keeps the nesting depth)
     bool sealed = false;     // the thread ended (not the main thread): no more records
     uint64_t recorderId = 0; // the recorder that registered the log (Recorder::m_id)
+    uint64_t tickBase = 0;   // compact records' ticks are relative to it (SharedState::tickBase)
     std::unique_ptr<moodycamel::ProducerToken> token;  // for handing full chunks over
     SharedState* state = nullptr;
+    // The name and group each compact Begin slot stands for (record_format.h, compact records),
+    // as the writer will know them: empty until a Begin recorded with a kFill word before it
+    // fills it. Zero after the string, and room to compare whole words (Recorder::sameShort).
+    struct BeginSlot {
+        unsigned char name[compact::kMaxSlotString + 9] = {};
+        unsigned char group[compact::kMaxSlotString + 9] = {};
+    };
+    BeginSlot beginSlots[compact::kSlots];
 
     // -- shared --
     std::atomic<Chunk*> current{nullptr};  // published after the previous chunk was queued
@@ -163,6 +172,33 @@ public:
     void commitReserved(ThreadLog* log, size_t bytes) {
         log->cursor += static_cast<uint32_t>(recordSize(bytes, 0, 0));
         publish(log);
+    }
+
+    // A marker's Begin (a MarkerBegin record; null group or user string means empty). When its
+    // name and group are those of the Begin slot they pick (by address) and it has no user
+    // string, it is one compact word; else a MarkerBegin record, which fills the slot when its
+    // strings are short enough (appendBeginRecord).
+    bool appendBegin(ThreadLog* log, uint64_t ticks, const char* name, const char* group,
+                     const char* user) {
+        const unsigned slot = beginSlotOf(name, group);
+        const ThreadLog::BeginSlot& s = log->beginSlots[slot];
+        if (PERFMARKER_LIKELY((user == nullptr || user[0] == '\0') &&
+                              log->limit - log->cursor >= sizeof(uint64_t) &&
+                              sameShort(s.name, name) && sameShort(s.group, group))) {
+            storeWord(log, compact::kBegin | uint64_t{slot} << compact::kSlotShift |
+                               ((ticks - log->tickBase) & compact::kTickMask));
+            return true;
+        }
+        return appendBeginRecord(log, ticks, name, group, user, slot);
+    }
+
+    // A marker's End (a MarkerEnd record) as one compact word.
+    bool appendEnd(ThreadLog* log, uint64_t ticks) {
+        if (PERFMARKER_UNLIKELY(log->limit - log->cursor < sizeof(uint64_t))) {
+            if (!rotate(log, sizeof(uint64_t))) return false;
+        }
+        storeWord(log, compact::kEnd | ((ticks - log->tickBase) & compact::kTickMask));
+        return true;
     }
 
     // As append(), for C strings (null means empty). Strings of up to kShortString bytes are
@@ -270,6 +306,57 @@ private:
         }
         return kTooLong;
     }
+
+    // The Begin slot of a name and group: by their addresses (a marker's strings are mostly
+    // literals); the strings are compared all the same.
+    static unsigned beginSlotOf(const char* name, const char* group) {
+        const uint64_t key = reinterpret_cast<uintptr_t>(name) + 3 * reinterpret_cast<uintptr_t>(group);
+        return static_cast<unsigned>((key * 0x9e3779b97f4a7c15ull) >> 61);
+    }
+    static_assert(compact::kSlots == 8, "beginSlotOf() gives 3 bits");
+
+    // True when the NUL-terminated `src` (null: empty) is the string at `cached`, which is
+    // zero from its terminator to the end of its buffer (kMaxSlotString + 9 bytes). Reads words
+    // as copyShort() does; no length is needed: a word with src's terminator, the bytes after
+    // it cleared, equals the cached word only where the cached string ends there too.
+    __attribute__((no_sanitize("address", "thread"))) static bool sameShort(
+        const unsigned char* cached, const char* src) {
+        if (src == nullptr) return cached[0] == 0;
+        asm("" : "+r"(src));
+        const auto addr = reinterpret_cast<uintptr_t>(src);
+        static_assert(compact::kMaxSlotString < kShortString);
+        if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (addr & 4095) <= 4096 - kShortString) {
+            constexpr uint64_t kOnes = 0x0101010101010101ull;
+            constexpr uint64_t kHighs = 0x8080808080808080ull;
+            for (size_t i = 0; i < kShortString; i += 8) {
+                uint64_t w, c;
+                std::memcpy(&w, src + i, 8);
+                std::memcpy(&c, cached + i, 8);
+                const uint64_t zero = (w - kOnes) & ~w & kHighs;
+                // The lowest flagged byte is the terminator: keep the bytes up to it.
+                if (zero != 0) return (w & (zero ^ (zero - 1))) == c;
+                if (w != c) return false;
+            }
+            return false;
+        }
+        for (size_t i = 0; i < kShortString; ++i) {
+            const auto b = static_cast<unsigned char>(src[i]);
+            if (b != cached[i]) return false;
+            if (b == 0) return true;
+        }
+        return false;
+    }
+
+    static void storeWord(ThreadLog* log, uint64_t word) {
+        std::memcpy(log->base + log->cursor, &word, sizeof word);
+        log->cursor += static_cast<uint32_t>(sizeof word);
+        publish(log);
+    }
+
+    // appendBegin()'s other case: a MarkerBegin record, after a kFill word for `slot` when it
+    // has no user string and its name and group fit a slot.
+    bool appendBeginRecord(ThreadLog* log, uint64_t ticks, const char* name, const char* group,
+                           const char* user, unsigned slot);
 
     struct TlsCache {
         uint64_t recorderId;

@@ -31,7 +31,8 @@ struct FullQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
 // recorder lives.
 struct SharedState {
     SharedState(bool useTsc, uint32_t intervalMs, uint64_t fileIndex)
-        : converter(useTsc, std::max<uint64_t>(1000000, uint64_t{intervalMs} * 1000000 / 256)),
+        : tickBase(baseOf(readTicks(useTsc))),
+          converter(useTsc, std::max<uint64_t>(1000000, uint64_t{intervalMs} * 1000000 / 256)),
           pid(static_cast<uint64_t>(getpid())),
           index(fileIndex) {}
     ~SharedState() {
@@ -49,6 +50,12 @@ struct SharedState {
     moodycamel::BlockingConcurrentQueue<Chunk*, FullQueueTraits> full;  // sealed chunks
     moodycamel::ConcurrentQueue<Chunk*> pool;          // recycled chunks, writer -> producers
     std::atomic<size_t> allocated{0};
+    // Compact records' ticks are relative to this (record_format.h): a little before the
+    // state was made, so that a thread whose TSC lags another's by up to 2^32 ticks (about a
+    // second) still reads ticks above it.
+    static uint64_t baseOf(uint64_t now) { return now > (uint64_t{1} << 32) ? now - (uint64_t{1} << 32) : 0; }
+    const uint64_t tickBase;
+
     std::atomic<bool> stopping{false};
     std::atomic<bool> stopped{false};  // set under handOverMutex
     // Orders an owner's hand-over of a full chunk with stop(): a chunk is either queued before
@@ -95,6 +102,15 @@ struct ThreadLog::WriterSide {
     std::string memory;
     uint64_t memoryRecords = 0;
     uint64_t lastNs = 0;  // clamp: converted times never go backwards within a thread
+    // The strings of the thread's compact Begin slots (record_format.h), empty until filled:
+    // views into the chunk being flushed when a slot was filled in it (bit set in
+    // `slotsInChunk`), else into the slot's own copy, made at the end of that flush.
+    struct BeginSlot {
+        std::string_view name, group;
+        std::string nameBytes, groupBytes;
+    };
+    BeginSlot slots[compact::kSlots];
+    uint32_t slotsInChunk = 0;
     bool retired = false;
     // A sealed chunk already written out but maybe still the owner's `current` (the owner
     // queues a sealed chunk just before publishing its next one): recycled once it is not.

@@ -201,9 +201,37 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
     BlockPacker& block = m_s.packer;
     block.begin(sizeof(BlockHeader));
     RecordView r;
+    unsigned fill = compact::kSlots;  // none
     for (size_t pos = 0, n = 0; pos < bytes; pos += n) {
+        uint64_t word;
+        std::memcpy(&word, begin + pos, sizeof word);
+        if (const uint64_t tag = word & compact::kTagMask) {
+            // A compact record (record_format.h).
+            n = sizeof word;
+            const unsigned slot = compact::slotOf(word);
+            if (tag == compact::kFill) {
+                fill = slot;
+                continue;
+            }
+            const uint64_t ns = std::max(
+                m_s.converter.toNs(m_s.tickBase + (word & compact::kTickMask)), w.lastNs);
+            w.lastNs = ns;
+            if (tag == compact::kEnd) {
+                block.addEnd(ns);
+            } else {
+                block.addBegin(ns, w.slots[slot].name, w.slots[slot].group);
+            }
+            continue;
+        }
         n = decodeRecord(begin + pos, bytes - pos, r);
         if (n == 0) break;  // cannot happen: the owner commits whole records only
+        if (fill != compact::kSlots) {
+            ThreadLog::WriterSide::BeginSlot& s = w.slots[fill];
+            s.name = r.str0;
+            s.group = r.str1;
+            w.slotsInChunk |= 1u << fill;
+            fill = compact::kSlots;
+        }
         r.time = m_s.converter.toNs(r.time);
         // Markers keep their thread's order on the trace clock (the conversion may step
         // back by a few ns between calibration points). Agent records are appended after
@@ -222,6 +250,15 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
         }
         block.add(r);
     }
+    // The chunk goes back to the pool: slots filled in it keep a copy of their strings.
+    for (uint32_t bits = w.slotsInChunk; bits != 0; bits &= bits - 1) {
+        ThreadLog::WriterSide::BeginSlot& s = w.slots[__builtin_ctz(bits)];
+        s.nameBytes.assign(s.name);
+        s.groupBytes.assign(s.group);
+        s.name = s.nameBytes;
+        s.group = s.groupBytes;
+    }
+    w.slotsInChunk = 0;
     c.processed = end;
     const uint32_t records = block.records();
     const BlockHeader h{log.tid, log.serial, static_cast<uint32_t>(block.size() - sizeof h),
