@@ -27,7 +27,7 @@ size_t decimalLength(uint64_t value);
 // are written as the multiplications the compiler makes of them (exact for these ranges): where
 // the compiler takes a block for cold (finalize's copied Begin line was one), it compiles it for
 // size, with `div` instructions of 20-40 cycles each (docs/performance.md).
-inline void put8Digits(char* p, uint32_t v) {
+inline __attribute__((always_inline)) void put8Digits(char* p, uint32_t v) {
     const auto high = static_cast<uint32_t>((uint64_t{v} * 3518437209u) >> 45);  // v / 10^4
     const uint32_t low = v - high * 10000;
     const uint32_t highPair = (high * 5243) >> 19;  // x * 5243 >> 19 is x / 100 below 43,699
