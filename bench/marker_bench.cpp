@@ -24,7 +24,7 @@
 #include "atp/format/perfmarker_section.h"
 #include "markers/marker_core.h"
 #include "record/clock.h"
-#include "record/packed_block.h"
+#include "record/fragments/packed_block.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

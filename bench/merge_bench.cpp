@@ -25,7 +25,7 @@
 #include "atp/merge/merger.h"
 #include "atp/symbols/call_site_lines.h"
 #include "atp_trace_support.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 
 namespace {
 

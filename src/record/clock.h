@@ -58,6 +58,25 @@ public:
     }
     bool useTsc() const { return m_useTsc; }
 
+    // The segment of the last conversion as values, for a caller's loop that stores through
+    // char pointers (after which the compiler reloads every member toNs() reads): convert()
+    // gives toNs()'s result, or false outside the segment (then call toNs()).
+    struct Fast {
+        uint64_t ticks, span, ns, rate;
+        bool identity;
+        bool convert(uint64_t t, uint64_t& out) const {
+            if (identity) {
+                out = t;
+                return true;
+            }
+            const uint64_t dt = t - ticks;
+            if (dt >= span) return false;
+            out = ns + scale(dt, rate);
+            return true;
+        }
+    };
+    Fast fast() const { return {m_fast.ticks, m_fast.span, m_fast.ns, m_fast.rate, !m_useTsc}; }
+
 private:
     struct Point {
         uint64_t ticks;

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "record/fragment.h"
-#include "record/packed_block.h"
+#include "record/fragments/fragment.h"
+#include "record/fragments/packed_block.h"
 #include "record/recorder.h"
 
 namespace perfmarker::record {

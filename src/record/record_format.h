@@ -131,7 +131,7 @@ struct FragmentHeader {
 };
 inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '5'};
 // Fragments of the versions before read the same way: 04 has no repeated Begin (kRepeatBegin,
-// record/packed_block.h), 03 neither that nor payloads written as changed words.
+// record/fragments/packed_block.h), 03 neither that nor payloads written as changed words.
 inline constexpr char kFragmentMagicV4[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '4'};
 inline constexpr char kFragmentMagicV3[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '3'};
 static_assert(sizeof(FragmentHeader) == 24, "fragment header layout");

@@ -20,7 +20,7 @@
 
 #include "atp/format/safe_files.h"
 #include "record/collect.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 #include "record/recorder_state.h"
 #include "record/recorder_writer.h"
 

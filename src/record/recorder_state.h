@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "record/packed_block.h"
+#include "record/fragments/packed_block.h"
 #include "record/recorder.h"
 
 namespace perfmarker::record {

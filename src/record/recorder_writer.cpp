@@ -8,9 +8,43 @@
 #include <cstring>
 
 #include "atp/format/safe_files.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 
 namespace perfmarker::record {
+
+// A compact record's tag and slot bits are its marker word's: packWords() keeps them.
+static_assert(compact::kSlots == packed::kWordSlots && compact::kEnd == packed::kWordEnd &&
+                  compact::kBegin == packed::kWordBegin &&
+                  compact::kSlotShift == packed::kWordSlotShift,
+              "compact records and marker words share their layout");
+
+size_t RecordWriter::packWords(ThreadLog::WriterSide& w, const unsigned char* p, size_t pos,
+                               size_t end) {
+    BlockPacker& block = m_s.packer;
+    const TickConverter::Fast convert = m_s.converter.fast();
+    const uint64_t base = m_s.tickBase;
+    const uint32_t defined = block.definedSlots();
+    uint64_t last = w.lastNs;
+    unsigned char* out = block.openWords((end - pos) / 8);
+    for (; pos < end; pos += 8) {
+        uint64_t word;
+        std::memcpy(&word, p + pos, sizeof word);
+        const uint64_t tag = word & compact::kTagMask;
+        if (tag == 0 || tag == compact::kFill) break;
+        if (tag == compact::kBegin && ((defined >> compact::slotOf(word)) & 1) == 0) break;
+        uint64_t ns;
+        if (!convert.convert(base + (word & compact::kTickMask), ns)) break;
+        ns = std::max(ns, last);
+        if (ns > packed::kWordTimeMask) break;
+        last = ns;
+        const uint64_t packedWord = (word & ~compact::kTickMask) | ns;
+        std::memcpy(out, &packedWord, sizeof packedWord);
+        out += sizeof packedWord;
+    }
+    block.closeWords(out, last);
+    w.lastNs = last;
+    return pos;
+}
 
 void RecordWriter::acceptSealed(Chunk* const* chunks, size_t n) {
     for (size_t i = 0; i < n; ++i) {
@@ -206,7 +240,16 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
         uint64_t word;
         std::memcpy(&word, begin + pos, sizeof word);
         if (const uint64_t tag = word & compact::kTagMask) {
-            // A compact record (record_format.h).
+            // A compact record (record_format.h), packed as a marker word (fragments/packed_block.h):
+            // a run of them in one loop, else (a slot to define, a tick conversion outside the
+            // last segment) this one on its own.
+            if (tag != compact::kFill) {
+                const size_t to = packWords(w, begin, pos, bytes);
+                if (to != pos) {
+                    n = to - pos;
+                    continue;
+                }
+            }
             n = sizeof word;
             const unsigned slot = compact::slotOf(word);
             if (tag == compact::kFill) {
@@ -217,9 +260,9 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
                 m_s.converter.toNs(m_s.tickBase + (word & compact::kTickMask)), w.lastNs);
             w.lastNs = ns;
             if (tag == compact::kEnd) {
-                block.addEnd(ns);
+                block.addEndWord(ns);
             } else {
-                block.addBegin(ns, w.slots[slot].name, w.slots[slot].group);
+                block.addBeginWord(ns, slot, w.slots[slot].name, w.slots[slot].group);
             }
             continue;
         }
@@ -230,6 +273,7 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
             s.name = r.str0;
             s.group = r.str1;
             w.slotsInChunk |= 1u << fill;
+            block.forgetSlot(fill);
             fill = compact::kSlots;
         }
         r.time = m_s.converter.toNs(r.time);

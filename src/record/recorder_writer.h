@@ -53,8 +53,13 @@ private:
     void recycle(Chunk* c);
 
     // Converts records [c.processed, end) to nanoseconds, packs them into one block
-    // (packed_block.h) and writes it out, or keeps it in memory.
+    // (fragments/packed_block.h) and writes it out, or keeps it in memory.
     void flushSpan(ThreadLog& log, Chunk& c, uint32_t end);
+
+    // Packs the compact records from p[pos] on as marker words, up to `end` or the first that
+    // needs more (another record, a slot the block has not defined, a tick conversion outside
+    // the converter's last segment). Returns where it stopped.
+    size_t packWords(ThreadLog::WriterSide& w, const unsigned char* p, size_t pos, size_t end);
 
     // Keeps a thread's packed block in memory (cached mode, or a block the file did not take).
     static void keepInMemory(ThreadLog::WriterSide& w, const unsigned char* p, size_t n,

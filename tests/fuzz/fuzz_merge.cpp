@@ -27,7 +27,7 @@
 #include "atp/merge/merger.h"
 #include "atp/read/trace_parser.h"
 #include "atp_trace_support.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 
 namespace {
 

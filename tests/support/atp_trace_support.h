@@ -20,7 +20,7 @@
 
 #include "atp/write/ocl_sections.h"
 #include "record/api_record.h"
-#include "record/packed_block.h"
+#include "record/fragments/packed_block.h"
 #include "record/record_format.h"
 
 namespace perfmarker::atp::testing {

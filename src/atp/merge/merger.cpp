@@ -18,7 +18,7 @@
 #include "atp/format/safe_files.h"
 #include "atp/merge/agent_registry.h"
 #include "atp/merge/finished_markers.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 #include "record/session.h"
 
 namespace perfmarker::atp {
@@ -41,7 +41,7 @@ static_assert(static_cast<uint32_t>(RecordKind::MarkerEndEx) ==
 
 constexpr std::string_view kFragmentSuffix = ".frag";
 
-// One thread's records in a fragment file (record/fragment.h), or a fragment file that could
+// One thread's records in a fragment file (record/fragments/fragment.h), or a fragment file that could
 // not be read (`problem`).
 struct InputFile {
     std::string path;

@@ -16,7 +16,7 @@
 
 namespace perfmarker::atp {
 
-// Fragment tags ("<pid>_<n>.<tag>.frag", record/fragment.h) and finished-file extensions.
+// Fragment tags ("<pid>_<n>.<tag>.frag", record/fragments/fragment.h) and finished-file extensions.
 inline constexpr std::string_view kOclFragmentTag = "ocl";
 inline constexpr std::string_view kHsaFragmentTag = "hsa";
 inline constexpr std::string_view kClPerfMarkerTag = "clperfmarker";

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "atp/write/ocl_api_line.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 
 namespace perfmarker::test {
 namespace {

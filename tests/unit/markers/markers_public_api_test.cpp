@@ -36,7 +36,7 @@
 
 #include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 #include "sanitizers.h"
 
 #ifndef PERFMARKER_TEST_AGENT_PATH

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "markers_core_support.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 #include "record/session_files.h"
 
 namespace perfmarker::markers {

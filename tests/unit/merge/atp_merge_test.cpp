@@ -11,7 +11,7 @@
 #include "atp_document.h"
 #include "atp/merge/merger.h"
 #include "atp_trace_support.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 #include "record/recorder.h"
 #include "sanitizers.h"
 

@@ -1,4 +1,4 @@
-// Packed blocks (src/record/packed_block.h, docs/format.md#fragments): records come back as
+// Packed blocks (src/record/fragments/packed_block.h, docs/format.md#fragments): records come back as
 // they went in, repeated strings cost a reference, a payload like the one before costs its
 // changed words, and cut or damaged bytes stop the reading at the last whole record.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "record/packed_block.h"
+#include "record/fragments/packed_block.h"
 
 namespace perfmarker::record {
 namespace {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "record/collect.h"
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 #include "record/recorder.h"
 #include "sanitizers.h"
 

@@ -1,4 +1,4 @@
-#include "record/packed_block.h"
+#include "record/fragments/packed_block.h"
 
 #include <algorithm>
 #include <cstring>
@@ -96,6 +96,8 @@ void BlockPacker::begin(size_t headroom) {
     m_interned = 0;
     m_recent = {};
     m_lastBegin = {};
+    m_run = kNoRun;
+    m_slotsDefined = 0;
     if (++m_generation == 0) {  // after 2^32 blocks: forget every slot for real
         for (Slot& s : m_slots) s.generation = 0;
         m_payloads.fill(Payload{nullptr, 0, 0});
@@ -159,6 +161,75 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
     p = putVarint(p, uint64_t{s.size()} << 1);
     std::memcpy(p, s.data(), s.size());
     return p + s.size();
+}
+
+unsigned char* BlockPacker::openWords(size_t most) {
+    const size_t need = m_used + 5 + 8 * most;
+    if (need > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), need));
+    m_runOpened = m_run == kNoRun;
+    if (m_runOpened) {
+        m_run = m_used;
+        m_runWords = 0;
+        m_buf[m_used] = kWordRun;
+        m_used += 5;
+    }
+    return m_buf.data() + m_used;
+}
+
+void BlockPacker::closeWords(unsigned char* end, uint64_t lastTime) {
+    const auto words = static_cast<uint32_t>((end - (m_buf.data() + m_used)) / 8);
+    if (words == 0) {
+        if (m_runOpened) {  // no run of no words
+            m_used = m_run;
+            m_run = kNoRun;
+        }
+        return;
+    }
+    m_used += 8 * size_t{words};
+    m_runWords += words;
+    std::memcpy(m_buf.data() + m_run + 1, &m_runWords, sizeof m_runWords);
+    m_records += words;
+    m_lastTime = lastTime;
+}
+
+void BlockPacker::defineSlot(unsigned slot, std::string_view name, std::string_view group) {
+    const size_t most = 2 + 10 + name.size() + group.size();
+    if (m_used + most > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + most));
+    unsigned char* const start = m_buf.data() + m_used;
+    unsigned tag = kSlotDef;
+    start[1] = static_cast<unsigned char>(slot);
+    unsigned char* p = start + 2;
+    // Places 0 and 1, as a Begin record's name and group.
+    if (!name.empty()) {
+        tag |= kStringBit[0];
+        p = putString(p, name, m_recent[0]);
+    }
+    if (!group.empty()) {
+        tag |= kStringBit[1];
+        p = putString(p, group, m_recent[1]);
+    }
+    *start = static_cast<unsigned char>(tag);
+    m_used += static_cast<size_t>(p - start);
+    m_run = kNoRun;
+    m_slotsDefined |= 1u << slot;
+}
+
+int BlockUnpacker::slotDef(const unsigned char* p, size_t n, size_t& pos) {
+    const unsigned tag = p[pos];
+    if ((tag & kStringBit[2]) != 0) return -1;
+    if (n - pos < 2) return 0;
+    const unsigned slot = p[pos + 1];
+    if (slot >= kWordSlots) return -1;
+    size_t at = pos + 2;
+    std::string_view name, group;
+    int r = 1;
+    if ((tag & kStringBit[0]) && (r = string(p, n, at, name)) <= 0) return r;
+    if ((tag & kStringBit[1]) && (r = string(p, n, at, group)) <= 0) return r;
+    m_slotName[slot] = name;
+    m_slotGroup[slot] = group;
+    m_slotsDefined |= 1u << slot;
+    pos = at;
+    return 1;
 }
 
 int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -16,12 +17,24 @@
 #include "atp/format/short_bytes.h"
 #include "record/record_format.h"
 
+#if defined(__GNUC__)
+#define PERFMARKER_PACKED_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PERFMARKER_PACKED_UNLIKELY(x) (x)
+#endif
+
 namespace perfmarker::record {
 
 // Layout of a packed record (docs/format.md#fragments):
 //   tag      1 byte: the kind in bits 0-4, bit 5/6/7 set when str0/str1/str2 is not empty; or
 //            kRepeatBegin: a MarkerBegin with the name and group of the block's previous
-//            MarkerBegin (which had no user string), no strings follow
+//            MarkerBegin record (which had no user string), no strings follow; or
+//            kWordRun: a 4-byte count follows, then that many marker words (below), no time;
+//            or kSlotDef with bit 5/6 set when its name/group is not empty: a slot number byte,
+//            then the name and group as strings; no time, not a record
+// A marker word (8 bytes, little-endian) is a MarkerEnd (kWordEnd) or a MarkerBegin with the
+// name and group of the block's kSlotDef for the slot in bits 59-61 (kWordBegin), its time in
+// bits 0-58 in nanoseconds (not a difference); the writer packs its compact records so.
 //   time     varint of the zigzagged difference from the previous record's time (0 first)
 //   strings  for each one present: varint v; v odd: the block's string number v >> 1;
 //            v even: v >> 1 bytes follow, and they are the block's next string number (except
@@ -35,8 +48,16 @@ namespace packed {
 inline constexpr unsigned kKindBits = 0x1f;
 inline constexpr unsigned kStringBit[3] = {0x20, 0x40, 0x80};
 inline constexpr uint32_t kFirstAgentKind = 16;
-// Not a record kind (record_format.h), so no other tag has this value.
+// Not record kinds (record_format.h), so no other tag has these values.
 inline constexpr unsigned char kRepeatBegin = 4;
+inline constexpr unsigned char kWordRun = 5;
+inline constexpr unsigned char kSlotDef = 6;
+inline constexpr uint64_t kWordEnd = uint64_t{1} << 62;
+inline constexpr uint64_t kWordBegin = uint64_t{2} << 62;
+inline constexpr uint64_t kWordTagMask = uint64_t{3} << 62;
+inline constexpr unsigned kWordSlotShift = 59;
+inline constexpr uint64_t kWordTimeMask = (uint64_t{1} << kWordSlotShift) - 1;
+inline constexpr unsigned kWordSlots = 8;
 
 inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (~(v & 1) + 1); }
 inline uint64_t zigzag(uint64_t delta) {
@@ -99,12 +120,20 @@ public:
     // block's strings; the agents' binary payloads (str0 of kinds 16 and up) are not. Inline, in
     // the writer's loop over a chunk's records (no store and reload of `r`).
     inline __attribute__((always_inline)) void add(const RecordView& r);
-    // add() of a MarkerEnd, and of a MarkerBegin with no user string, for the writer's compact
-    // records (record_format.h). A Begin whose strings are where the block's previous Begin's
-    // were is known to repeat it: the strings of a block stay put, unchanged, until it ends.
-    inline __attribute__((always_inline)) void addEnd(uint64_t time);
-    inline __attribute__((always_inline)) void addBegin(uint64_t time, std::string_view name,
-                                                        std::string_view group);
+    // The writer's compact records (record_format.h) as marker words: a MarkerEnd, and a
+    // MarkerBegin with the name and group of marker slot `slot`, which the block defines
+    // (kSlotDef) before its first word that uses it. forgetSlot(): the slot's strings changed.
+    inline __attribute__((always_inline)) void addEndWord(uint64_t time);
+    inline __attribute__((always_inline)) void addBeginWord(uint64_t time, unsigned slot,
+                                                            std::string_view name,
+                                                            std::string_view group);
+    void forgetSlot(unsigned slot) { m_slotsDefined &= ~(1u << slot); }
+    // Marker words written in the caller's loop: openWords() returns where up to `most` words
+    // go (in the open run, or a new one), closeWords() takes the end of those written and the
+    // time of the last one. Only words of defined slots (definedSlots(), a bit per slot).
+    uint32_t definedSlots() const { return m_slotsDefined; }
+    unsigned char* openWords(size_t most);
+    void closeWords(unsigned char* end, uint64_t lastTime);
 
     // The headroom and the packed records after it.
     unsigned char* data() { return m_buf.data(); }
@@ -144,6 +173,16 @@ private:
         bool valid = false;
     };
     LastBegin m_lastBegin;
+    // Marker words: the open run's offset in the buffer (kNoRun: none) and its count; the
+    // marker slots the block has defined.
+    static constexpr size_t kNoRun = ~size_t{0};
+    size_t m_run = kNoRun;
+    uint32_t m_runWords = 0;
+    bool m_runOpened = false;  // openWords() started the run
+    uint32_t m_slotsDefined = 0;
+    // Appends one marker word to the open run, or to a new one.
+    inline __attribute__((always_inline)) void addWord(uint64_t word);
+    void defineSlot(unsigned slot, std::string_view name, std::string_view group);
     struct Payload {
         const char* data;
         uint32_t size;
@@ -194,6 +233,11 @@ private:
     // The block's previous MarkerBegin's name and group, for kRepeatBegin.
     std::string_view m_beginName, m_beginGroup;
     bool m_beginValid = false;
+    // The block's marker slots (kSlotDef), for marker words.
+    std::string_view m_slotName[packed::kWordSlots], m_slotGroup[packed::kWordSlots];
+    uint32_t m_slotsDefined = 0;
+    // A kSlotDef at p[pos, n): 1 when whole, 0 when cut short, -1 when invalid.
+    int slotDef(const unsigned char* p, size_t n, size_t& pos);
     uint64_t m_lastTime = 0;
     bool m_stopped = false;
 };
@@ -207,6 +251,7 @@ void BlockPacker::add(const RecordView& r) {
     unsigned char* const start = m_buf.data() + m_used;
     unsigned char* p = putVarint(start + 1, zigzag(r.time - m_lastTime));
     m_lastTime = r.time;
+    m_run = kNoRun;
     if (kind == static_cast<uint32_t>(RecordKind::MarkerBegin)) {
         LastBegin& last = m_lastBegin;
         if (!r.str2.empty()) {
@@ -249,34 +294,52 @@ void BlockPacker::add(const RecordView& r) {
     ++m_records;
 }
 
-void BlockPacker::addEnd(uint64_t time) {
-    using namespace packed;
-    if (m_used + 11 > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + 11));
-    unsigned char* const start = m_buf.data() + m_used;
-    *start = static_cast<unsigned char>(RecordKind::MarkerEnd);
-    m_used = static_cast<size_t>(putVarint(start + 1, zigzag(time - m_lastTime)) - m_buf.data());
-    m_lastTime = time;
+void BlockPacker::addWord(uint64_t word) {
+    if (m_run == kNoRun) {
+        if (m_used + 5 + 8 > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + 13));
+        m_run = m_used;
+        m_runWords = 0;
+        m_buf[m_used] = packed::kWordRun;
+        m_used += 5;
+    } else if (m_used + 8 > m_buf.size()) {
+        m_buf.resize(2 * m_buf.size());
+    }
+    std::memcpy(m_buf.data() + m_used, &word, sizeof word);
+    m_used += sizeof word;
+    ++m_runWords;
+    std::memcpy(m_buf.data() + m_run + 1, &m_runWords, sizeof m_runWords);
     ++m_records;
 }
 
-void BlockPacker::addBegin(uint64_t time, std::string_view name, std::string_view group) {
-    using namespace packed;
-    if (m_lastBegin.valid && m_lastBegin.name == name.data() &&
-        m_lastBegin.nameSize == name.size() && m_lastBegin.group == group.data() &&
-        m_lastBegin.groupSize == group.size() && m_used + 11 <= m_buf.size()) {
-        unsigned char* const start = m_buf.data() + m_used;
-        *start = kRepeatBegin;
-        m_used = static_cast<size_t>(putVarint(start + 1, zigzag(time - m_lastTime)) - m_buf.data());
-        m_lastTime = time;
-        ++m_records;
+void BlockPacker::addEndWord(uint64_t time) {
+    if (PERFMARKER_PACKED_UNLIKELY(time > packed::kWordTimeMask)) {  // 18 years of uptime
+        RecordView r;
+        r.time = time;
+        r.kind = RecordKind::MarkerEnd;
+        add(r);
         return;
     }
-    RecordView r;
-    r.time = time;
-    r.kind = RecordKind::MarkerBegin;
-    r.str0 = name;
-    r.str1 = group;
-    add(r);
+    addWord(packed::kWordEnd | time);
+    m_lastTime = time;
+}
+
+void BlockPacker::addBeginWord(uint64_t time, unsigned slot, std::string_view name,
+                               std::string_view group) {
+    using namespace packed;
+    if (PERFMARKER_PACKED_UNLIKELY(time > kWordTimeMask)) {
+        RecordView r;
+        r.time = time;
+        r.kind = RecordKind::MarkerBegin;
+        r.str0 = name;
+        r.str1 = group;
+        add(r);
+        return;
+    }
+    if (PERFMARKER_PACKED_UNLIKELY((m_slotsDefined & (1u << slot)) == 0)) {
+        defineSlot(slot, name, group);
+    }
+    addWord(kWordBegin | uint64_t{slot} << kWordSlotShift | time);
+    m_lastTime = time;
 }
 
 int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {
@@ -350,27 +413,70 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
     for (Payload& payload : m_payloads) payload.view = {};
     m_lastTime = 0;
     m_beginValid = false;
+    m_slotsDefined = 0;
     m_stopped = false;
     if (damaged != nullptr) *damaged = false;
     uint32_t count = 0;
     size_t pos = 0;
     RecordView view;
-    while (pos < n) {
-        const int r = next(p, n, pos, view);
-        if (r <= 0) {
-            if (damaged != nullptr) *damaged = r < 0;
-            break;
-        }
+    // false: stop (the visit said so)
+    const auto deliver = [&]() __attribute__((always_inline)) {
         ++count;
         if constexpr (std::is_same_v<decltype(visit(view)), bool>) {
             if (!visit(view)) {
                 m_stopped = true;
-                break;
+                return false;
             }
         } else {
             visit(view);
         }
+        return true;
+    };
+    int r = 1;
+    while (pos < n) {
+        const unsigned char tag = p[pos];
+        if (tag == packed::kWordRun) {
+            r = 0;
+            if (n - pos < 5) break;
+            uint32_t words;
+            std::memcpy(&words, p + pos + 1, sizeof words);
+            pos += 5;
+            r = 1;
+            for (; words != 0; --words, pos += 8) {
+                if (n - pos < 8) {
+                    r = 0;
+                    break;
+                }
+                uint64_t word;
+                std::memcpy(&word, p + pos, sizeof word);
+                view.time = word & packed::kWordTimeMask;
+                const uint64_t kind = word & packed::kWordTagMask;
+                const unsigned slot = (word >> packed::kWordSlotShift) & (packed::kWordSlots - 1);
+                if (kind == packed::kWordEnd) {
+                    view.kind = RecordKind::MarkerEnd;
+                    view.str0 = {};
+                    view.str1 = {};
+                } else if (kind == packed::kWordBegin && (m_slotsDefined >> slot) & 1) {
+                    view.kind = RecordKind::MarkerBegin;
+                    view.str0 = m_slotName[slot];
+                    view.str1 = m_slotGroup[slot];
+                } else {
+                    r = -1;
+                    break;
+                }
+                view.str2 = {};
+                m_lastTime = view.time;
+                if (!deliver()) return count;
+            }
+            if (r <= 0) break;
+            continue;
+        }
+        r = (tag & packed::kKindBits) == packed::kSlotDef ? slotDef(p, n, pos)
+                                                          : next(p, n, pos, view);
+        if (r <= 0) break;
+        if ((tag & packed::kKindBits) != packed::kSlotDef && !deliver()) return count;
     }
+    if (r <= 0 && damaged != nullptr) *damaged = r < 0;
     return count;
 }
 

@@ -1,4 +1,4 @@
-#include "record/fragment.h"
+#include "record/fragments/fragment.h"
 
 #include <dirent.h>
 #include <fcntl.h>

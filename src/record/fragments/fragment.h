@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "record/packed_block.h"
+#include "record/fragments/packed_block.h"
 #include "record/record_format.h"
 
 namespace perfmarker::record {
