@@ -300,6 +300,59 @@ void BM_UnpackPairs(benchmark::State& state) {
 }
 BENCHMARK(BM_UnpackPairs);
 
+// The same pairs recorded as compact records (a loop's markers, record_format.h): the writer
+// packs them as marker words in one loop (RecordWriter::packWords, here its stores), finalize
+// reads the words back.
+void packWordPairs(perfmarker::record::BlockPacker& packer, size_t pairs) {
+    namespace packed = perfmarker::record::packed;
+    packer.begin(32);
+    packer.addBeginWord(4035402100000, 1, "DrawCall", "Render");
+    unsigned char* out = packer.openWords(2 * pairs);
+    uint64_t time = 4035402100000;
+    for (size_t i = 0; i < pairs; ++i) {
+        const uint64_t words[2] = {packed::kWordEnd | (time + 517),
+                                   packed::kWordBegin | uint64_t{1} << packed::kWordSlotShift |
+                                       (time + 1031)};
+        std::memcpy(out, words, sizeof words);
+        out += sizeof words;
+        time += 1031;
+    }
+    packer.closeWords(out, time);
+}
+
+void BM_PackWordPairs(benchmark::State& state) {
+    constexpr size_t kPairs = 1024;
+    perfmarker::record::BlockPacker packer;
+    for (auto _ : state) {
+        packWordPairs(packer, kPairs);
+        benchmark::DoNotOptimize(packer.data());
+    }
+    state.counters["ns_per_pair"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * kPairs,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["bytes_per_pair"] = static_cast<double>(packer.size() - 32) / kPairs;
+}
+BENCHMARK(BM_PackWordPairs);
+
+void BM_UnpackWordPairs(benchmark::State& state) {
+    constexpr size_t kPairs = 1024;
+    perfmarker::record::BlockPacker packer;
+    packWordPairs(packer, kPairs);
+    perfmarker::record::BlockUnpacker unpacker;
+    uint64_t sum = 0;
+    for (auto _ : state) {
+        unpacker.unpack(packer.data() + 32, packer.size() - 32,
+                        [&sum](const perfmarker::record::RecordView& r) {
+                            sum += r.time + r.str0.size();
+                        });
+    }
+    benchmark::DoNotOptimize(sum);
+    state.counters["ns_per_pair"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * kPairs,
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_UnpackWordPairs);
+
 }  // namespace
 
 int main(int argc, char** argv) {
