@@ -310,9 +310,9 @@ void packWordPairs(perfmarker::record::BlockPacker& packer, size_t pairs) {
     unsigned char* out = packer.openWords(2 * pairs);
     uint64_t time = 4035402100000;
     for (size_t i = 0; i < pairs; ++i) {
-        const uint64_t words[2] = {packed::kWordEnd | (time + 517),
-                                   packed::kWordBegin | uint64_t{1} << packed::kWordSlotShift |
-                                       (time + 1031)};
+        const uint64_t words[2] = {
+            packed::kWordEnd | (time + 517),
+            packed::kWordBegin | uint64_t{1} << packed::kWordSlotShift | (time + 1031)};
         std::memcpy(out, words, sizeof words);
         out += sizeof words;
         time += 1031;
@@ -341,10 +341,9 @@ void BM_UnpackWordPairs(benchmark::State& state) {
     perfmarker::record::BlockUnpacker unpacker;
     uint64_t sum = 0;
     for (auto _ : state) {
-        unpacker.unpack(packer.data() + 32, packer.size() - 32,
-                        [&sum](const perfmarker::record::RecordView& r) {
-                            sum += r.time + r.str0.size();
-                        });
+        unpacker.unpack(
+            packer.data() + 32, packer.size() - 32,
+            [&sum](const perfmarker::record::RecordView& r) { sum += r.time + r.str0.size(); });
     }
     benchmark::DoNotOptimize(sum);
     state.counters["ns_per_pair"] =

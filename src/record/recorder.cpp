@@ -196,7 +196,7 @@ bool Recorder::appendBeginRecord(ThreadLog* log, uint64_t ticks, const char* nam
     log->cursor += static_cast<uint32_t>(need);
     publish(log);
     ThreadLog::BeginSlot& s = log->beginSlots[slot];
-    std::memset(&s, 0, sizeof s);
+    s = ThreadLog::BeginSlot{};
     std::memcpy(s.name, name, nameSize);
     if (groupSize != 0) std::memcpy(s.group, group, groupSize);
     return true;

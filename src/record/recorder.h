@@ -310,7 +310,8 @@ private:
     // The Begin slot of a name and group: by their addresses (a marker's strings are mostly
     // literals); the strings are compared all the same.
     static unsigned beginSlotOf(const char* name, const char* group) {
-        const uint64_t key = reinterpret_cast<uintptr_t>(name) + 3 * reinterpret_cast<uintptr_t>(group);
+        const uint64_t key =
+            reinterpret_cast<uintptr_t>(name) + 3 * reinterpret_cast<uintptr_t>(group);
         return static_cast<unsigned>((key * 0x9e3779b97f4a7c15ull) >> 61);
     }
     static_assert(compact::kSlots == 8, "beginSlotOf() gives 3 bits");

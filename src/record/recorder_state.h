@@ -53,7 +53,9 @@ struct SharedState {
     // Compact records' ticks are relative to this (record_format.h): a little before the
     // state was made, so that a thread whose TSC lags another's by up to 2^32 ticks (about a
     // second) still reads ticks above it.
-    static uint64_t baseOf(uint64_t now) { return now > (uint64_t{1} << 32) ? now - (uint64_t{1} << 32) : 0; }
+    static uint64_t baseOf(uint64_t now) {
+        return now > (uint64_t{1} << 32) ? now - (uint64_t{1} << 32) : 0;
+    }
     const uint64_t tickBase;
 
     std::atomic<bool> stopping{false};

@@ -240,9 +240,9 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
         uint64_t word;
         std::memcpy(&word, begin + pos, sizeof word);
         if (const uint64_t tag = word & compact::kTagMask) {
-            // A compact record (record_format.h), packed as a marker word (fragments/packed_block.h):
-            // a run of them in one loop, else (a slot to define, a tick conversion outside the
-            // last segment) this one on its own.
+            // A compact record (record_format.h), packed as a marker word
+            // (fragments/packed_block.h): a run of them in one loop, else (a slot to define, a tick
+            // conversion outside the last segment) this one on its own.
             if (tag != compact::kFill) {
                 const size_t to = packWords(w, begin, pos, bytes);
                 if (to != pos) {
@@ -256,8 +256,8 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
                 fill = slot;
                 continue;
             }
-            const uint64_t ns = std::max(
-                m_s.converter.toNs(m_s.tickBase + (word & compact::kTickMask)), w.lastNs);
+            const uint64_t ns =
+                std::max(m_s.converter.toNs(m_s.tickBase + (word & compact::kTickMask)), w.lastNs);
             w.lastNs = ns;
             if (tag == compact::kEnd) {
                 block.addEndWord(ns);

@@ -41,8 +41,8 @@ static_assert(static_cast<uint32_t>(RecordKind::MarkerEndEx) ==
 
 constexpr std::string_view kFragmentSuffix = ".frag";
 
-// One thread's records in a fragment file (record/fragments/fragment.h), or a fragment file that could
-// not be read (`problem`).
+// One thread's records in a fragment file (record/fragments/fragment.h), or a fragment file that
+// could not be read (`problem`).
 struct InputFile {
     std::string path;
     uint64_t tid = 0;

@@ -4,14 +4,11 @@
 // temporary directory; the suite is instantiated once, in markers_core_lifecycle_test.cpp.
 #pragma once
 
-#include "markers/marker_core.h"
-
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
@@ -22,6 +19,7 @@
 
 #include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
+#include "markers/marker_core.h"
 #include "record/fragments/fragment.h"
 #include "sanitizers.h"
 

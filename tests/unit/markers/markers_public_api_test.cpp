@@ -4,20 +4,16 @@
 //
 // Needs the compile definition PERFMARKER_TEST_AGENT_PATH: the path of the test agent
 // (tests/unit/markers/test_agent.c, built as libCLTraceAgent.so).
-#include "ActivityLogger.h"
-#include "CLPerfMarker.h"
-
 #include <dirent.h>
 #include <dlfcn.h>
 #include <ftw.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "ActivityLogger.h"
+#include "CLPerfMarker.h"
 #include "atp/format/perfmarker_section.h"
 #include "marker_test_support.h"
 #include "record/fragments/fragment.h"

@@ -8,8 +8,8 @@
 
 #include "api/hsa_api.h"
 #include "atp/format/timestamp_fields.h"
-#include "atp_document.h"
 #include "atp/merge/merger.h"
+#include "atp_document.h"
 #include "atp_trace_support.h"
 #include "record/fragments/fragment.h"
 #include "record/recorder.h"

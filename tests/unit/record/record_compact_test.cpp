@@ -1,8 +1,6 @@
 // Compact marker records (src/record/record_format.h, docs/format.md#compact-records): a marker's
 // End, and a Begin whose name and group are those of its slot, are one word in the chunk; every
 // Begin comes back with its own strings, whatever their addresses, lengths or neighbours.
-#include "record_recorder_support.h"
-
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -10,6 +8,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "record_recorder_support.h"
 
 namespace perfmarker::record {
 namespace {
@@ -58,12 +58,29 @@ void roundTrip(FlushMode mode, const std::vector<Marker>& script, At at, size_t 
 }
 
 std::vector<Marker> mixedScript(size_t n) {
-    const std::vector<std::string> names = {
-        "frame", "shadow", "main", "post", "ui", "copy", "a", "", "b", "c", "d", "e", "f",
-        std::string(62, 'n'), std::string(63, 'n'), std::string(64, 'n'), std::string(65, 'n'),
-        std::string(300, 'L'), "seven..", "eight...", std::string("\xff\x80\x01", 3)};
-    const std::vector<std::string> groups = {"", "Default", "render", "g", std::string(63, 'g'),
-                                             std::string(64, 'g')};
+    const std::vector<std::string> names = {"frame",
+                                            "shadow",
+                                            "main",
+                                            "post",
+                                            "ui",
+                                            "copy",
+                                            "a",
+                                            "",
+                                            "b",
+                                            "c",
+                                            "d",
+                                            "e",
+                                            "f",
+                                            std::string(62, 'n'),
+                                            std::string(63, 'n'),
+                                            std::string(64, 'n'),
+                                            std::string(65, 'n'),
+                                            std::string(300, 'L'),
+                                            "seven..",
+                                            "eight...",
+                                            std::string("\xff\x80\x01", 3)};
+    const std::vector<std::string> groups = {
+        "", "Default", "render", "g", std::string(63, 'g'), std::string(64, 'g')};
     std::vector<Marker> script;
     size_t depth = 0;
     for (size_t i = 0; script.size() < n; ++i) {
@@ -85,12 +102,13 @@ std::vector<Marker> mixedScript(size_t n) {
 TEST_P(RecorderModeTest, CompactMarkersComeBackWithTheirStrings) {
     const auto script = mixedScript(scaled(20000, 4000));
     std::vector<std::string> storage(2 * script.size());
-    roundTrip(GetParam(), script,
-              [&](size_t i, int which, const std::string& s) {
-                  storage[2 * i + which] = s;
-                  return storage[2 * i + which].c_str();
-              },
-              4096);
+    roundTrip(
+        GetParam(), script,
+        [&](size_t i, int which, const std::string& s) {
+            storage[2 * i + which] = s;
+            return storage[2 * i + which].c_str();
+        },
+        4096);
 }
 
 // One buffer per place, rewritten before every call: the same address holds other strings,
@@ -98,12 +116,13 @@ TEST_P(RecorderModeTest, CompactMarkersComeBackWithTheirStrings) {
 TEST_P(RecorderModeTest, AReusedBufferIsComparedNotTrusted) {
     const auto script = mixedScript(scaled(20000, 4000));
     std::vector<std::string> buffers(2, std::string(400, '\0'));
-    roundTrip(GetParam(), script,
-              [&](size_t, int which, const std::string& s) {
-                  std::memcpy(&buffers[which][0], s.c_str(), s.size() + 1);
-                  return buffers[which].c_str();
-              },
-              4096);
+    roundTrip(
+        GetParam(), script,
+        [&](size_t, int which, const std::string& s) {
+            std::memcpy(&buffers[which][0], s.c_str(), s.size() + 1);
+            return buffers[which].c_str();
+        },
+        4096);
 }
 
 // Strings that end at the end of a page, the next page unreadable: the comparison must not
@@ -117,14 +136,15 @@ TEST_P(RecorderModeTest, StringsAtAPageEndAreReadByteByByte) {
     ASSERT_EQ(mprotect(guard, static_cast<size_t>(page), PROT_NONE), 0);
     // The name or the group (in turn) in the first page's last bytes.
     const auto script = mixedScript(scaled(6000, 2000));
-    roundTrip(GetParam(), script,
-              [&](size_t i, int which, const std::string& s) {
-                  char* end = (i + static_cast<size_t>(which)) % 2 == 0 ? guard : guard - 1024;
-                  char* p = end - s.size() - 1;
-                  std::memcpy(p, s.c_str(), s.size() + 1);
-                  return static_cast<const char*>(p);
-              },
-              4096);
+    roundTrip(
+        GetParam(), script,
+        [&](size_t i, int which, const std::string& s) {
+            char* end = (i + static_cast<size_t>(which)) % 2 == 0 ? guard : guard - 1024;
+            char* p = end - s.size() - 1;
+            std::memcpy(p, s.c_str(), s.size() + 1);
+            return static_cast<const char*>(p);
+        },
+        4096);
     munmap(mem, static_cast<size_t>(2 * page));
 }
 

@@ -17,17 +17,17 @@ using packed::kWordBegin;
 using packed::kWordEnd;
 using packed::kWordTimeMask;
 
-struct Rec {
+struct WordRec {
     uint64_t time;
     RecordKind kind;
     std::string s0, s1, s2;
-    bool operator==(const Rec& o) const {
+    bool operator==(const WordRec& o) const {
         return time == o.time && kind == o.kind && s0 == o.s0 && s1 == o.s1 && s2 == o.s2;
     }
 };
 
-std::vector<Rec> unpack(const unsigned char* p, size_t n, bool& damaged) {
-    std::vector<Rec> out;
+std::vector<WordRec> unpackWords(const unsigned char* p, size_t n, bool& damaged) {
+    std::vector<WordRec> out;
     BlockUnpacker unpacker;
     const uint32_t count = unpacker.unpack(
         p, n,
@@ -77,7 +77,7 @@ TEST(record_MarkerWords, WordsComeBackAsTheRecordsTheyStandFor) {
     packer.addEndWord(kWordTimeMask + 6);
     packer.addEndWord(kWordTimeMask + 7);
 
-    const std::vector<Rec> expected = {
+    const std::vector<WordRec> expected = {
         {100, RecordKind::MarkerBegin, "draw", "render", ""},
         {150, RecordKind::MarkerEnd, "", "", ""},
         {200, RecordKind::MarkerBegin, "draw", "render", ""},
@@ -95,7 +95,7 @@ TEST(record_MarkerWords, WordsComeBackAsTheRecordsTheyStandFor) {
     };
     EXPECT_EQ(packer.records(), expected.size());
     bool damaged = true;
-    EXPECT_EQ(unpack(packer.data(), packer.size(), damaged), expected);
+    EXPECT_EQ(unpackWords(packer.data(), packer.size(), damaged), expected);
     EXPECT_FALSE(damaged);
 }
 
@@ -111,11 +111,11 @@ TEST(record_MarkerWords, ALoopIsOneRunOfWords) {
     }
     EXPECT_EQ(packer.size() - start, 2000u * 8);
     bool damaged = true;
-    EXPECT_EQ(unpack(packer.data(), packer.size(), damaged).size(), 2001u);
+    EXPECT_EQ(unpackWords(packer.data(), packer.size(), damaged).size(), 2001u);
     EXPECT_FALSE(damaged);
 }
 
-std::vector<unsigned char> run(const std::vector<uint64_t>& words, uint32_t count) {
+std::vector<unsigned char> wordRun(const std::vector<uint64_t>& words, uint32_t count) {
     std::vector<unsigned char> out = {packed::kWordRun, 0, 0, 0, 0};
     std::memcpy(&out[1], &count, sizeof count);
     for (uint64_t w : words) {
@@ -129,7 +129,8 @@ std::vector<unsigned char> run(const std::vector<uint64_t>& words, uint32_t coun
 const std::vector<unsigned char> kSlot2 = {
     packed::kSlotDef | packed::kStringBit[0] | packed::kStringBit[1], 2, 2, 'n', 2, 'g'};
 
-std::vector<unsigned char> join(std::vector<unsigned char> a, const std::vector<unsigned char>& b) {
+std::vector<unsigned char> joined(std::vector<unsigned char> a,
+                                  const std::vector<unsigned char>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
 }
@@ -142,14 +143,14 @@ TEST(record_MarkerWords, WordsThatCannotBeARecordAreDamage) {
         bool damaged;
     };
     const Case cases[] = {
-        {"a defined slot's word", join(kSlot2, run({beginWord(2, 7), kWordEnd | 8}, 2)), 2, false},
-        {"no tag", join(kSlot2, run({kWordEnd | 8, 9}, 2)), 1, true},
-        {"both tag bits", join(kSlot2, run({(uint64_t{3} << 62) | 9}, 1)), 0, true},
-        {"a slot never defined", join(kSlot2, run({beginWord(1, 7)}, 1)), 0, true},
+        {"a defined slot's word", joined(kSlot2, wordRun({beginWord(2, 7), kWordEnd | 8}, 2)), 2,
+         false},
+        {"no tag", joined(kSlot2, wordRun({kWordEnd | 8, 9}, 2)), 1, true},
+        {"both tag bits", joined(kSlot2, wordRun({(uint64_t{3} << 62) | 9}, 1)), 0, true},
+        {"a slot never defined", joined(kSlot2, wordRun({beginWord(1, 7)}, 1)), 0, true},
         {"a slot number past the last", {packed::kSlotDef, 8}, 0, true},
-        {"a user string in a slot", {packed::kSlotDef | packed::kStringBit[2], 1, 2, 'u'}, 0,
-         true},
-        {"fewer words than counted", join(kSlot2, run({kWordEnd | 8, kWordEnd | 9}, 3)), 2,
+        {"a user string in a slot", {packed::kSlotDef | packed::kStringBit[2], 1, 2, 'u'}, 0, true},
+        {"fewer words than counted", joined(kSlot2, wordRun({kWordEnd | 8, kWordEnd | 9}, 3)), 2,
          false},
         {"a cut count", {packed::kWordRun, 1, 0}, 0, false},
         {"a cut slot definition", {kSlot2.begin(), kSlot2.begin() + 4}, 0, false},
@@ -157,17 +158,20 @@ TEST(record_MarkerWords, WordsThatCannotBeARecordAreDamage) {
     for (const Case& c : cases) {
         SCOPED_TRACE(c.what);
         bool damaged = !c.damaged;
-        EXPECT_EQ(unpack(c.bytes.data(), c.bytes.size(), damaged).size(), c.whole);
+        EXPECT_EQ(unpackWords(c.bytes.data(), c.bytes.size(), damaged).size(), c.whole);
         EXPECT_EQ(damaged, c.damaged);
     }
     // The slots belong to their block.
     BlockUnpacker unpacker;
-    const auto first = join(kSlot2, run({beginWord(2, 7)}, 1));
-    const auto second = run({beginWord(2, 7)}, 1);
+    const auto first = joined(kSlot2, wordRun({beginWord(2, 7)}, 1));
+    const auto second = wordRun({beginWord(2, 7)}, 1);
     bool damaged = true;
-    EXPECT_EQ(unpacker.unpack(first.data(), first.size(), [](const RecordView&) {}, &damaged), 1u);
+    EXPECT_EQ(unpacker.unpack(
+                  first.data(), first.size(), [](const RecordView&) {}, &damaged),
+              1u);
     EXPECT_FALSE(damaged);
-    EXPECT_EQ(unpacker.unpack(second.data(), second.size(), [](const RecordView&) {}, &damaged),
+    EXPECT_EQ(unpacker.unpack(
+                  second.data(), second.size(), [](const RecordView&) {}, &damaged),
               0u);
     EXPECT_TRUE(damaged);
 }

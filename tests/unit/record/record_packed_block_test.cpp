@@ -1,5 +1,5 @@
-// Packed blocks (src/record/fragments/packed_block.h, docs/format.md#fragments): records come back as
-// they went in, repeated strings cost a reference, a payload like the one before costs its
+// Packed blocks (src/record/fragments/packed_block.h, docs/format.md#fragments): records come back
+// as they went in, repeated strings cost a reference, a payload like the one before costs its
 // changed words, and cut or damaged bytes stop the reading at the last whole record.
 #include <gtest/gtest.h>
 
@@ -93,8 +93,8 @@ TEST(record_PackedBlock, ABeginLikeThePreviousOneIsItsTagAndTime) {
                                                  {150, RecordKind::MarkerBegin, "a", "g", ""}});
     // tag (Begin, str0, str1), zigzag(100) = 200 as a varint, "a" and "g" as literals; then
     // kRepeatBegin and zigzag(50).
-    const std::vector<unsigned char> expected = {0x61, 0xc8, 0x01, 0x02, 'a', 0x02, 'g',
-                                                 packed::kRepeatBegin, 0x64};
+    const std::vector<unsigned char> expected = {
+        0x61, 0xc8, 0x01, 0x02, 'a', 0x02, 'g', packed::kRepeatBegin, 0x64};
     EXPECT_EQ(two, expected);
 
     const std::vector<Rec> records = {
