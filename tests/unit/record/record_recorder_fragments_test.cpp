@@ -344,21 +344,25 @@ TEST(record_ReadFragment, BadMagicShortOrMissing) {
     expectNotAFragment(dir.path() + "/missing.frag");
 }
 
-// A fragment of the version before (PMFRAG03: payloads always written out) reads as it did.
-TEST(record_ReadFragment, TheVersionBeforeStillReads) {
-    TempDir dir;
-    const std::string path = makeFragment(dir.path(), 10);
-    ASSERT_FALSE(path.empty());
-    {
-        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-        f.write(kFragmentMagicV3, sizeof kFragmentMagicV3);
+// Fragments of the versions before (PMFRAG04: no repeated Begin or marker words; PMFRAG03: nor
+// payloads as changed words) read as they did; their records are a subset of today's.
+TEST(record_ReadFragment, TheVersionsBeforeStillRead) {
+    for (const char* magic : {kFragmentMagicV4, kFragmentMagicV3}) {
+        SCOPED_TRACE(std::string(magic, sizeof kFragmentMagic));
+        TempDir dir;
+        const std::string path = makeFragment(dir.path(), 10);
+        ASSERT_FALSE(path.empty());
+        {
+            std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+            f.write(magic, sizeof kFragmentMagic);
+        }
+        std::vector<std::string> names;
+        bool truncated = true;
+        EXPECT_EQ(countFragmentRecords(path, &names, &truncated), 10u);
+        EXPECT_FALSE(truncated);
+        ASSERT_EQ(names.size(), 10u);
+        EXPECT_EQ(names[3], "r3x");
     }
-    std::vector<std::string> names;
-    bool truncated = true;
-    EXPECT_EQ(countFragmentRecords(path, &names, &truncated), 10u);
-    EXPECT_FALSE(truncated);
-    ASSERT_EQ(names.size(), 10u);
-    EXPECT_EQ(names[3], "r3x");
 }
 
 // Threads share the file: each flush writes one block per thread with records, and a thread's
