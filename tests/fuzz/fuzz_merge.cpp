@@ -7,7 +7,8 @@
 // The first byte picks the fragment's tag (OpenCL, HSA, CLPerfMarker, ActivityLogger), whether
 // the rest is raw bytes after a valid fragment header (damaged or cut blocks; for a marker tag
 // with bit 3, the text of a finished marker file instead), and whether the merge keeps at most a
-// few API lines (the cut, with its heap when the threads go back in time). Otherwise the rest is
+// few API lines (the cut, with its heap when the threads go back in time), and whether markers
+// are packed as marker words (bit 4) or records. Otherwise the rest is
 // records: a byte for the kind, the thread and the time's direction, two bytes of time step,
 // then the kind's fields (see nextRecord()), packed into one fragment per thread as the recorder
 // writes them, so that every field value reaches the decoders and the line writers; with bit 7
@@ -161,7 +162,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const std::string threadTag =
                 (selector & 0x80) != 0 ? kTags[(selector + tid) & 3] : tag;
             files.push_back(dir + "/" + record::fragmentFileName(kPid, index++, threadTag));
-            atp::testing::writeFile(files.back(), atp::testing::fragmentBytes(kPid, tid, records));
+            atp::testing::writeFile(
+                files.back(),
+                atp::testing::fragmentBytes(kPid, tid, records, 0, (selector & 0x10) != 0));
         }
     }
 

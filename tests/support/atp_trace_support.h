@@ -224,15 +224,33 @@ inline std::string encode(const Rec& r) {
     return out;
 }
 
-// A fragment file holding one block: thread `tid`'s records (docs/format.md#fragments).
+// A fragment file holding one block: thread `tid`'s records (docs/format.md#fragments). With
+// `markerWords`, marker Ends without strings and Begins without a user string are marker words
+// as the writer packs compact records (a slot per name and group length, redefined when its
+// strings change).
 inline std::string fragmentBytes(uint64_t pid, uint64_t tid, const std::vector<Rec>& records,
-                                 uint64_t serial = 0) {
+                                 uint64_t serial = 0, bool markerWords = false) {
     record::FragmentHeader h{};
     std::memcpy(h.magic, record::kFragmentMagic, sizeof h.magic);
     h.pid = pid;
     record::BlockPacker packer;
     packer.begin();
+    const Rec* slots[record::packed::kWordSlots] = {};
     for (const Rec& r : records) {
+        if (markerWords && r.kind == record::RecordKind::MarkerEnd && r.s0.empty() &&
+            r.s1.empty() && r.s2.empty()) {
+            packer.addEndWord(r.time);
+            continue;
+        }
+        if (markerWords && r.kind == record::RecordKind::MarkerBegin && r.s2.empty()) {
+            const unsigned slot = (r.s0.size() + r.s1.size()) % record::packed::kWordSlots;
+            if (slots[slot] != nullptr && (slots[slot]->s0 != r.s0 || slots[slot]->s1 != r.s1)) {
+                packer.forgetSlot(slot);
+            }
+            slots[slot] = &r;
+            packer.addBeginWord(r.time, slot, r.s0, r.s1);
+            continue;
+        }
         record::RecordView view;
         view.time = r.time;
         view.kind = r.kind;

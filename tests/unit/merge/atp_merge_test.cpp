@@ -112,10 +112,10 @@ void recordMarkers(const TempDir& dir, const std::string& tag) {
     record::Recorder rec(o);
     record::ThreadLog* log = rec.threadLog();
     ASSERT_NE(log, nullptr);
-    ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "Frame 1", "Render"));
-    ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "Upload", ""));
-    ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now()));
-    ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now()));
+    ASSERT_TRUE(rec.appendBegin(log, rec.now(), "Frame 1", "Render", nullptr));
+    ASSERT_TRUE(rec.appendBegin(log, rec.now(), "Upload", "", nullptr));
+    ASSERT_TRUE(rec.appendEnd(log, rec.now()));
+    ASSERT_TRUE(rec.appendEnd(log, rec.now()));
     std::string error;
     ASSERT_TRUE(rec.stop(error)) << error;
 }
@@ -214,9 +214,9 @@ TEST(Merge, MarkerFragmentsAreWrittenWithoutHoldingTheirLines) {
         record::Recorder rec(o);
         record::ThreadLog* log = rec.threadLog();
         ASSERT_NE(log, nullptr);
-        for (uint64_t i = 0; i < kPairs; ++i) {
-            ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), "frame", "render"));
-            ASSERT_TRUE(rec.append(log, RecordKind::MarkerEnd, rec.now()));
+        for (uint64_t i = 0; i < kPairs; ++i) {  // compact records, as the libraries write
+            ASSERT_TRUE(rec.appendBegin(log, rec.now(), "frame", "render", nullptr));
+            ASSERT_TRUE(rec.appendEnd(log, rec.now()));
         }
         std::string error;
         ASSERT_TRUE(rec.stop(error)) << error;
@@ -235,6 +235,34 @@ TEST(Merge, MarkerFragmentsAreWrittenWithoutHoldingTheirLines) {
     }
     EXPECT_EQ(begins, kPairs);
     EXPECT_EQ(ends, kPairs);
+}
+
+// Markers packed as marker words (as the writer packs compact records) merge into the same
+// .atp as the same markers packed as records.
+TEST(Merge, MarkerWordsMergeAsTheRecordsTheyStandFor) {
+    std::vector<Rec> records;
+    const std::string names[] = {"frame", "draw", "a_much_longer_name_than_most", "", "x"};
+    for (uint64_t i = 0; i < 200; ++i) {
+        const std::string& name = names[i % 5];
+        const std::string group = i % 3 == 0 ? "" : "group" + std::to_string(i % 4);
+        Rec begin = marker(RecordKind::MarkerBegin, 1000 + 10 * i, name, group);
+        if (i % 7 == 0) begin.s2 = "user";
+        records.push_back(begin);
+        records.push_back(marker(i % 11 == 0 ? RecordKind::MarkerEndEx : RecordKind::MarkerEnd,
+                                 1005 + 10 * i, i % 11 == 0 ? name : "", i % 11 == 0 ? group : ""));
+    }
+    std::string atp[2];
+    for (const bool words : {false, true}) {
+        TempDir dir;
+        writeFile(dir.file(record::fragmentFileName(kPid, 0, "clperfmarker")),
+                  fragmentBytes(kPid, 7, records, 0, words));
+        const Merged m = merge(dir, kPid, dir.file("markers"));
+        ASSERT_TRUE(m.ok) << m.error;
+        ASSERT_TRUE(m.result.written);
+        atp[words] = readFile(m.result.atpPath);
+    }
+    EXPECT_NE(atp[0].find("a_much_longer_name_than_most"), std::string::npos);
+    EXPECT_EQ(atp[0], atp[1]);
 }
 
 // The HSA agent's fragments: the API and timestamp sections go to the .atp in pieces, so the
