@@ -5,7 +5,7 @@
 # bash scripts/test.sh
 #
 # Sized for a 2-core machine: about 18-21 minutes with both sanitizers and the fuzz targets
-# (1,053-1,254 s from a clean clone, 1,150 s in CI, November 2026).
+# (1,053-1,292 s from a clean clone, 1,150 s in CI, November 2026).
 # Environment:
 #   PERFMARKER_SANITIZERS="address thread"   sanitizer phases to run ("" runs none)
 #   PERFMARKER_SKIP_APT=1                    do not install packages (see scripts/bootstrap.sh)
