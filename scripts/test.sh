@@ -4,7 +4,7 @@
 # (./build-asan) and ThreadSanitizer (./build-tsan, the tests of threaded code). Usage:
 # bash scripts/test.sh
 #
-# Sized for a 2-core machine: about 18-21 minutes with both sanitizers and the fuzz targets
+# Sized for a 2-core machine: about 18-22 minutes with both sanitizers and the fuzz targets
 # (1,053-1,292 s from a clean clone, 1,150 s in CI, November 2026).
 # Environment:
 #   PERFMARKER_SANITIZERS="address thread"   sanitizer phases to run ("" runs none)
