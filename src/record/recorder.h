@@ -277,6 +277,18 @@ private:
         return s == nullptr ? std::string_view() : std::string_view(s, std::strlen(s));
     }
 
+    // True when the kShortString bytes at `src` lie within its page, so that they can be read as
+    // whole words past its terminator (a page is mapped or not as a whole).
+    static bool wordsReadable(const char* src) {
+        return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+               (reinterpret_cast<uintptr_t>(src) & 4095) <= 4096 - kShortString;
+    }
+    // The high bit of each zero byte of `w` set: the lowest one set is the first zero byte (bits
+    // above it may be set for bytes that are not zero).
+    static uint64_t zeroBytes(uint64_t w) {
+        return (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+    }
+
     // Copies the NUL-terminated `src` to `dst` (which has kShortString + 8 writable bytes) and
     // returns its length, or kTooLong when it is longer than kShortString. Reads whole 8-byte
     // words, possibly past the terminator but never past the 64-byte window when that window
@@ -287,15 +299,12 @@ private:
         // Hide the object's bounds from the optimizer: the word reads below may pass the
         // terminator on purpose (within the page), which is fine for the hardware.
         asm("" : "+r"(src));
-        const auto addr = reinterpret_cast<uintptr_t>(src);
-        if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (addr & 4095) <= 4096 - kShortString) {
-            constexpr uint64_t kOnes = 0x0101010101010101ull;
-            constexpr uint64_t kHighs = 0x8080808080808080ull;
+        if (wordsReadable(src)) {
             for (size_t i = 0; i < kShortString; i += 8) {
                 uint64_t w;
                 std::memcpy(&w, src + i, 8);
                 std::memcpy(dst + i, &w, 8);
-                const uint64_t zero = (w - kOnes) & ~w & kHighs;
+                const uint64_t zero = zeroBytes(w);
                 if (zero != 0) return i + static_cast<size_t>(__builtin_ctzll(zero)) / 8;
             }
             return kTooLong;
@@ -324,16 +333,13 @@ private:
         const unsigned char* cached, const char* src) {
         if (src == nullptr) return cached[0] == 0;
         asm("" : "+r"(src));
-        const auto addr = reinterpret_cast<uintptr_t>(src);
         static_assert(compact::kMaxSlotString < kShortString);
-        if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && (addr & 4095) <= 4096 - kShortString) {
-            constexpr uint64_t kOnes = 0x0101010101010101ull;
-            constexpr uint64_t kHighs = 0x8080808080808080ull;
+        if (wordsReadable(src)) {
             for (size_t i = 0; i < kShortString; i += 8) {
                 uint64_t w, c;
                 std::memcpy(&w, src + i, 8);
                 std::memcpy(&c, cached + i, 8);
-                const uint64_t zero = (w - kOnes) & ~w & kHighs;
+                const uint64_t zero = zeroBytes(w);
                 // The lowest flagged byte is the terminator: keep the bytes up to it.
                 if (zero != 0) return (w & (zero ^ (zero - 1))) == c;
                 if (w != c) return false;

@@ -192,6 +192,38 @@ void BlockPacker::closeWords(unsigned char* end, uint64_t lastTime) {
     m_lastTime = lastTime;
 }
 
+void BlockPacker::addWord(uint64_t word, uint64_t time) {
+    unsigned char* const out = openWords(1);
+    std::memcpy(out, &word, sizeof word);
+    closeWords(out + sizeof word, time);
+}
+
+void BlockPacker::addEndWord(uint64_t time) {
+    if (time > kWordTimeMask) {  // 18 years of uptime
+        RecordView r;
+        r.time = time;
+        r.kind = RecordKind::MarkerEnd;
+        add(r);
+        return;
+    }
+    addWord(kWordEnd | time, time);
+}
+
+void BlockPacker::addBeginWord(uint64_t time, unsigned slot, std::string_view name,
+                               std::string_view group) {
+    if (time > kWordTimeMask) {
+        RecordView r;
+        r.time = time;
+        r.kind = RecordKind::MarkerBegin;
+        r.str0 = name;
+        r.str1 = group;
+        add(r);
+        return;
+    }
+    if ((m_slotsDefined & (1u << slot)) == 0) defineSlot(slot, name, group);
+    addWord(kWordBegin | uint64_t{slot} << kWordSlotShift | time, time);
+}
+
 void BlockPacker::defineSlot(unsigned slot, std::string_view name, std::string_view group) {
     const size_t most = 2 + 10 + name.size() + group.size();
     if (m_used + most > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + most));

@@ -1,7 +1,8 @@
 // Packed blocks: how a fragment's block (and the writer's memory in cached mode) holds records
 // (docs/format.md#fragments). A block is self-contained: times are deltas from the previous
 // record of the block, and a string seen before in the block is a reference to it. A marker pair
-// takes about 10 bytes instead of the 64 of the chunk layout (record_format.h).
+// takes 4-10 bytes as records, 16 as marker words (the writer's compact records), where the
+// chunk layout (record_format.h) takes 64 or 16.
 #pragma once
 
 #include <algorithm>
@@ -16,12 +17,6 @@
 
 #include "atp/format/short_bytes.h"
 #include "record/record_format.h"
-
-#if defined(__GNUC__)
-#define PERFMARKER_PACKED_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define PERFMARKER_PACKED_UNLIKELY(x) (x)
-#endif
 
 namespace perfmarker::record {
 
@@ -123,10 +118,8 @@ public:
     // The writer's compact records (record_format.h) as marker words: a MarkerEnd, and a
     // MarkerBegin with the name and group of marker slot `slot`, which the block defines
     // (kSlotDef) before its first word that uses it. forgetSlot(): the slot's strings changed.
-    inline __attribute__((always_inline)) void addEndWord(uint64_t time);
-    inline __attribute__((always_inline)) void addBeginWord(uint64_t time, unsigned slot,
-                                                            std::string_view name,
-                                                            std::string_view group);
+    void addEndWord(uint64_t time);
+    void addBeginWord(uint64_t time, unsigned slot, std::string_view name, std::string_view group);
     void forgetSlot(unsigned slot) { m_slotsDefined &= ~(1u << slot); }
     // Marker words written in the caller's loop: openWords() returns where up to `most` words
     // go (in the open run, or a new one), closeWords() takes the end of those written and the
@@ -180,8 +173,8 @@ private:
     uint32_t m_runWords = 0;
     bool m_runOpened = false;  // openWords() started the run
     uint32_t m_slotsDefined = 0;
-    // Appends one marker word to the open run, or to a new one.
-    inline __attribute__((always_inline)) void addWord(uint64_t word);
+    // Appends one marker word at `time` to the open run, or to a new one.
+    void addWord(uint64_t word, uint64_t time);
     void defineSlot(unsigned slot, std::string_view name, std::string_view group);
     struct Payload {
         const char* data;
@@ -292,54 +285,6 @@ void BlockPacker::add(const RecordView& r) {
     *start = static_cast<unsigned char>(tag);
     m_used += static_cast<size_t>(p - start);
     ++m_records;
-}
-
-void BlockPacker::addWord(uint64_t word) {
-    if (m_run == kNoRun) {
-        if (m_used + 5 + 8 > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + 13));
-        m_run = m_used;
-        m_runWords = 0;
-        m_buf[m_used] = packed::kWordRun;
-        m_used += 5;
-    } else if (m_used + 8 > m_buf.size()) {
-        m_buf.resize(2 * m_buf.size());
-    }
-    std::memcpy(m_buf.data() + m_used, &word, sizeof word);
-    m_used += sizeof word;
-    ++m_runWords;
-    std::memcpy(m_buf.data() + m_run + 1, &m_runWords, sizeof m_runWords);
-    ++m_records;
-}
-
-void BlockPacker::addEndWord(uint64_t time) {
-    if (PERFMARKER_PACKED_UNLIKELY(time > packed::kWordTimeMask)) {  // 18 years of uptime
-        RecordView r;
-        r.time = time;
-        r.kind = RecordKind::MarkerEnd;
-        add(r);
-        return;
-    }
-    addWord(packed::kWordEnd | time);
-    m_lastTime = time;
-}
-
-void BlockPacker::addBeginWord(uint64_t time, unsigned slot, std::string_view name,
-                               std::string_view group) {
-    using namespace packed;
-    if (PERFMARKER_PACKED_UNLIKELY(time > kWordTimeMask)) {
-        RecordView r;
-        r.time = time;
-        r.kind = RecordKind::MarkerBegin;
-        r.str0 = name;
-        r.str1 = group;
-        add(r);
-        return;
-    }
-    if (PERFMARKER_PACKED_UNLIKELY((m_slotsDefined & (1u << slot)) == 0)) {
-        defineSlot(slot, name, group);
-    }
-    addWord(kWordBegin | uint64_t{slot} << kWordSlotShift | time);
-    m_lastTime = time;
 }
 
 int BlockUnpacker::string(const unsigned char* p, size_t n, size_t& pos, std::string_view& out) {
@@ -471,10 +416,10 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
             if (r <= 0) break;
             continue;
         }
-        r = (tag & packed::kKindBits) == packed::kSlotDef ? slotDef(p, n, pos)
-                                                          : next(p, n, pos, view);
+        const bool isSlotDef = (tag & packed::kKindBits) == packed::kSlotDef;
+        r = isSlotDef ? slotDef(p, n, pos) : next(p, n, pos, view);
         if (r <= 0) break;
-        if ((tag & packed::kKindBits) != packed::kSlotDef && !deliver()) return count;
+        if (!isSlotDef && !deliver()) return count;
     }
     if (r <= 0 && damaged != nullptr) *damaged = r < 0;
     return count;
