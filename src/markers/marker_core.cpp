@@ -64,6 +64,45 @@ public:
         }
     }
 
+    // A run of marker words (record/collect.h), written in place: a Begin's line is copied from
+    // the one kept for its slot, checked against the block's strings at its first Begin in the
+    // run. Takes every word up to the first that is not a marker, which the unpacker reports.
+    uint32_t onWords(const record::WordRun& run) {
+        using namespace record::packed;
+        uint32_t checked = 0;  // slots whose kept line was checked in this run
+        uint32_t fast = 0;     // those of them whose line is a common line
+        char* out = m_cursor;
+        char* const full = m_buffer.get() + kWriteBatch;
+        uint32_t i = 0;
+        for (; i < run.count; ++i) {
+            uint64_t word;
+            std::memcpy(&word, run.words + size_t{8} * i, sizeof word);
+            const uint64_t ns = word & kWordTimeMask;
+            const uint64_t tag = word & kWordTagMask;
+            const unsigned slot = (word >> kWordSlotShift) & (kWordSlots - 1);
+            if (tag == kWordEnd) {
+                out = m_common.putEnd(out, ns);
+                m_depth -= m_depth != 0;
+            } else if (tag == kWordBegin && ((fast >> slot) & 1) != 0) {
+                out = m_common.putBegin(out, m_slotLines[slot], ns);
+                ++m_depth;
+            } else {
+                if (tag != kWordBegin || ((run.slotsDefined >> slot) & 1) == 0) break;
+                m_cursor = out;
+                slotBegin(run, slot, ns, checked, fast);
+                out = m_cursor;
+                continue;
+            }
+            if (PERFMARKER_UNLIKELY(out >= full)) {
+                m_cursor = out;
+                drain();
+                out = m_cursor;
+            }
+        }
+        m_cursor = out;
+        return i;
+    }
+
     bool finish() {
         endThread();
         drain();
@@ -75,6 +114,24 @@ public:
     uint64_t bodyOffset() const { return m_bodyOffset; }
 
 private:
+    // onWords()'s Begin of a slot not known to make a common line in this run.
+    [[gnu::noinline]] void slotBegin(const record::WordRun& run, unsigned slot, uint64_t ns,
+                                     uint32_t& checked, uint32_t& fast) {
+        const std::string_view name = run.slotName[slot], group = run.slotGroup[slot];
+        atp::CommonLineWriter::BeginLine& line = m_slotLines[slot];
+        if (((checked >> slot) & 1) == 0) {
+            checked |= 1u << slot;
+            if (line.holds(name, group) || line.make(name, group)) fast |= 1u << slot;
+        }
+        if (((fast >> slot) & 1) == 0) {
+            onRecord(record::RecordView{ns, record::RecordKind::MarkerBegin, name, group, {}});
+            return;
+        }
+        m_cursor = m_common.putBegin(m_cursor, line, ns);
+        ++m_depth;
+        if (m_cursor >= m_buffer.get() + kWriteBatch) drain();
+    }
+
     void endThread() {
         if (m_depth != 0) m_unbalanced.push_back(m_tid);
         m_depth = 0;
@@ -102,6 +159,8 @@ private:
     std::unique_ptr<char[]> m_buffer;  // kWriteBatch, and the room of one line past it
     char* m_cursor;
     atp::CommonLineWriter m_common;        // the thread's timestamp digits and last Begin
+    // The Begin line of each slot of marker words, as last made (onWords()).
+    atp::CommonLineWriter::BeginLine m_slotLines[record::packed::kWordSlots];
     std::string m_line;                    // a line or header that is not written in place
     std::string m_error;
     uint64_t m_tid = 0;

@@ -4,10 +4,13 @@
 // instructions (docs/performance.md).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "record/fragments/fragment.h"
@@ -40,40 +43,58 @@ struct CollectPlan {
 // The error of a thread whose stream holds other than the records the writer put there.
 std::string countMismatch(const std::string& path, uint64_t tid, uint64_t read, uint64_t written);
 
+// What collect() hands the unpacker for a part: the visitor's onRecord() for at most `limit`
+// records (a stream in the file holds exactly those the writer put there; more is damage), and
+// its onWords() for runs of marker words when it has one (finalize's text).
+template <typename Visitor>
+struct CollectVisit {
+    Visitor& visitor;
+    uint64_t limit;
+    uint64_t delivered = 0;
+
+    // Inlined in the unpacking loop, so that the record's views stay in registers (a view
+    // stored by the unpacker and loaded back by the visitor waits for the store).
+    __attribute__((always_inline)) void operator()(const RecordView& r) {
+        if (delivered++ < limit) visitor.onRecord(r);
+    }
+    template <typename V = Visitor,
+              typename = decltype(std::declval<V&>().onWords(std::declval<const WordRun&>()))>
+    uint32_t words(const WordRun& run) {
+        if (delivered >= limit) return 0;
+        WordRun some = run;
+        some.count = static_cast<uint32_t>(std::min<uint64_t>(run.count, limit - delivered));
+        const uint32_t taken = visitor.onWords(some);
+        delivered += taken;
+        return taken;
+    }
+};
+
 template <typename Visitor>
 bool Recorder::collect(Visitor& visitor, std::string& error) {
     CollectPlan plan;
     bool ok = planCollect(plan, error);  // false: the fragment file cannot be read
     BlockUnpacker unpacker;
-    // Inlined in the unpacking loop, so that the record's views stay in registers (a view
-    // stored by the unpacker and loaded back by the visitor waits for the store).
-    const auto deliver = [&visitor](const RecordView& r) __attribute__((always_inline)) {
-        visitor.onRecord(r);
-    };
     for (const CollectPlan::Thread& thread : plan.threads) {
         visitor.onThread(thread.tid, thread.records);
         for (const CollectPlan::Part& part : thread.parts) {
             if (part.fileRecords > 0 && ok) {
                 // Exactly the records the writer put there: anything else is a damaged file.
-                uint64_t read = 0;
-                if (part.stream != nullptr) {
-                    plan.file.read(
-                        *part.stream, [&](const RecordView& r) __attribute__((always_inline)) {
-                            if (read++ < part.fileRecords) deliver(r);
-                        });
-                }
-                if (read != part.fileRecords) {
+                CollectVisit<Visitor> fromFile{visitor, part.fileRecords};
+                if (part.stream != nullptr) plan.file.read(*part.stream, fromFile);
+                if (fromFile.delivered != part.fileRecords) {
                     ok = false;
-                    error = countMismatch(plan.path, thread.tid, read, part.fileRecords);
+                    error = countMismatch(plan.path, thread.tid, fromFile.delivered,
+                                          part.fileRecords);
                 }
             }
+            CollectVisit<Visitor> fromMemory{visitor, UINT64_MAX};
             const auto* p = reinterpret_cast<const unsigned char*>(part.memory.data());
             const size_t n = part.memory.size();
             BlockHeader h;
             for (size_t pos = 0; pos + sizeof h <= n; pos += sizeof h + h.bytes) {
                 std::memcpy(&h, p + pos, sizeof h);
                 if (h.bytes > n - pos - sizeof h) break;  // cannot happen
-                unpacker.unpack(p + pos + sizeof h, h.bytes, deliver);
+                unpacker.unpack(p + pos + sizeof h, h.bytes, fromMemory);
             }
         }
     }

@@ -46,28 +46,52 @@ inline constexpr size_t kMarkerLineRoom = 160;
 // marker) is that line copied whole, with its timestamp written over it.
 class CommonLineWriter {
 public:
+    // A common Begin line kept whole, its timestamp field spaces: what a Begin of its name and
+    // group copies (the last Begin's, or a caller's for each marker it writes often).
+    struct BeginLine {
+        char text[kMarkerLineRoom] = {};
+        size_t length = 0;  // 0: none (or the name and group make no common line)
+        size_t nameSize = 0;
+        size_t groupSize = 0;  // as given: 0 for the default group
+
+        // True when the line is that of `name` and `group`. They are compared where the line
+        // holds them: they needed no escaping there, so equal bytes make an equal line.
+        __attribute__((always_inline)) bool holds(std::string_view name,
+                                                  std::string_view group) const {
+            return length != 0 && name.size() == nameSize && group.size() == groupSize &&
+                   sameBytes(name.data(), text + kNameField, name.size()) &&
+                   sameBytes(group.data(), text + kGroupField, group.size());
+        }
+        // Makes this the line of `name` and `group`; false (and length 0) when theirs is not a
+        // common line.
+        bool make(std::string_view name, std::string_view group);
+    };
+
     // Writes the line at `out` (kMarkerLineRoom bytes free) and returns its end. The lines of a
     // loop's markers are written here, inline in finalize's loop; the others by putOther().
     __attribute__((always_inline)) char* put(char* out, MarkerKind kind, uint64_t timestampNs,
                                              std::string_view name = {},
                                              std::string_view group = {},
                                              std::string_view userString = {}) {
-        if (kind == MarkerKind::End) {
-            std::memcpy(out, kEndLine.data(), kEndLine.size());
-            m_timestamps.put(out + kEndTimestampField, timestampNs);
-            return out + kEndLine.size();
-        }
-        // The name and group are compared where the last Begin line holds them: they needed no
-        // escaping there, so equal bytes make an equal line.
-        if (kind == MarkerKind::Begin && m_beginLength != 0 && name.size() == m_nameSize &&
-            group.size() == m_groupSize && userString.empty() &&
-            sameBytes(name.data(), m_begin + kNameField, name.size()) &&
-            sameBytes(group.data(), m_begin + kGroupField, group.size())) {
-            std::memcpy(out, m_begin, kMarkerLineRoom);
-            m_timestamps.put(out + kBeginTimestampField, timestampNs);
-            return out + m_beginLength;
+        if (kind == MarkerKind::End) return putEnd(out, timestampNs);
+        if (kind == MarkerKind::Begin && userString.empty() && m_last.holds(name, group)) {
+            return putBegin(out, m_last, timestampNs);
         }
         return putOther(out, kind, timestampNs, name, group, userString);
+    }
+
+    // An End line, and the Begin line `line` (BeginLine::make() returned true) with the
+    // timestamp: at `out`, kMarkerLineRoom bytes free; they return the line's end.
+    __attribute__((always_inline)) char* putEnd(char* out, uint64_t timestampNs) {
+        std::memcpy(out, kEndLine.data(), kEndLine.size());
+        m_timestamps.put(out + kEndTimestampField, timestampNs);
+        return out + kEndLine.size();
+    }
+    __attribute__((always_inline)) char* putBegin(char* out, const BeginLine& line,
+                                                  uint64_t timestampNs) {
+        std::memcpy(out, line.text, kMarkerLineRoom);
+        m_timestamps.put(out + kBeginTimestampField, timestampNs);
+        return out + line.length;
     }
 
     // Where the fields start in the lines (docs/format.md#perfmarker-section).
@@ -82,10 +106,7 @@ private:
                    std::string_view group, std::string_view userString);
 
     DecimalFieldWriter m_timestamps;
-    char m_begin[kMarkerLineRoom] = {};  // the last Begin line, its timestamp field spaces
-    size_t m_beginLength = 0;            // 0: none
-    size_t m_nameSize = 0;
-    size_t m_groupSize = 0;  // as given: 0 for the default group
+    BeginLine m_last;  // the last Begin line
 };
 
 // Appends the thread-block header: "<tid>\n<count>\n".

@@ -217,20 +217,23 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
     }
 }
 
+bool CommonLineWriter::BeginLine::make(std::string_view name, std::string_view group) {
+    // The template's timestamp field stays spaces.
+    const char* const end = putCommon(
+        text, [](char*, uint64_t) {}, MarkerKind::Begin, 0, name, group, {});
+    length = end == nullptr ? 0 : static_cast<size_t>(end - text);
+    nameSize = name.size();
+    groupSize = group.size();
+    return length != 0;
+}
+
 char* CommonLineWriter::putOther(char* out, MarkerKind kind, uint64_t timestampNs,
                                  std::string_view name, std::string_view group,
                                  std::string_view userString) {
-    char* const end = putCommon(
-        out, [this](char* field, uint64_t ns) { m_timestamps.put(field, ns); }, kind, timestampNs,
-        name, group, userString);
-    if (end != nullptr && kind == MarkerKind::Begin) {
-        m_beginLength = static_cast<size_t>(end - out);
-        std::memcpy(m_begin, out, m_beginLength);
-        std::memset(m_begin + kBeginTimestampField, ' ', kTimestampWidth);
-        m_nameSize = name.size();
-        m_groupSize = group.size();
+    if (kind != MarkerKind::Begin || !userString.empty() || !m_last.make(name, group)) {
+        return nullptr;
     }
-    return end;
+    return putBegin(out, m_last, timestampNs);
 }
 
 void appendThreadHeader(std::string& out, uint64_t tid, uint64_t lineCount) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "atp/format/short_bytes.h"
@@ -190,6 +191,26 @@ private:
     uint32_t m_interned = 0;
     uint32_t m_generation = 0;
 };
+
+// A run of marker words as a block holds them, for a visitor that takes them a run at a time
+// (finalize's text): the words (8 bytes each, little-endian; packed::kWord*), and the block's
+// slots for their Begins. The views point into the block.
+struct WordRun {
+    const unsigned char* words = nullptr;
+    uint32_t count = 0;
+    const std::string_view* slotName = nullptr;   // [packed::kWordSlots]
+    const std::string_view* slotGroup = nullptr;  // [packed::kWordSlots]
+    uint32_t slotsDefined = 0;                    // bit s: slot s has its strings
+};
+
+// True for a visitor with `uint32_t words(const WordRun&)`: it takes the first words of the run,
+// as many as it returns, and is not called for them one at a time. It takes no word that is not
+// a valid marker, so that the unpacker finds and reports it.
+template <typename Visit, typename = void>
+struct TakesWordRuns : std::false_type {};
+template <typename Visit>
+struct TakesWordRuns<Visit, std::void_t<decltype(std::declval<Visit&>().words(
+                                std::declval<const WordRun&>()))>> : std::true_type {};
 
 // Reads packed blocks. Keeps its string table between calls so that reading allocates only
 // when a block has more distinct strings than any before. A record's views are valid while it
@@ -387,6 +408,20 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
             std::memcpy(&words, p + pos + 1, sizeof words);
             pos += 5;
             r = 1;
+            if constexpr (TakesWordRuns<std::remove_reference_t<Visit>>::value) {
+                const auto whole = static_cast<uint32_t>(std::min<size_t>(words, (n - pos) / 8));
+                const uint32_t taken = std::min(
+                    whole, visit.words(WordRun{p + pos, whole, m_slotName, m_slotGroup,
+                                               m_slotsDefined}));
+                if (taken != 0) {
+                    uint64_t last;
+                    std::memcpy(&last, p + pos + 8 * size_t{taken - 1}, sizeof last);
+                    m_lastTime = last & packed::kWordTimeMask;
+                    count += taken;
+                    words -= taken;
+                    pos += 8 * size_t{taken};
+                }
+            }
             for (; words != 0; --words, pos += 8) {
                 if (n - pos < 8) {
                     r = 0;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -63,6 +64,27 @@ TEST(Decimal, EveryGroupOfEightDigits) {
         ASSERT_EQ(formatted(kBase + low), std::to_string(kBase + low));
     }
     EXPECT_EQ(formatted(kBase + 99999999), "399999999");
+}
+
+// put8Digits splits a number in two halves of four digits: every value of each half, with the
+// other half at its edges and at the same value.
+TEST(Decimal, EightDigitsAtEveryValueOfEachHalf) {
+    const auto eight = [](uint32_t v) {
+        char text[9] = {};
+        put8Digits(text, v);
+        return std::string(text, 8);
+    };
+    const auto expected = [](uint32_t v) {
+        char text[16];
+        std::snprintf(text, sizeof text, "%08u", v);
+        return std::string(text);
+    };
+    for (uint32_t half = 0; half < 10000; ++half) {
+        for (const uint32_t other : {0u, 1u, 9u, 10u, 99u, 100u, 999u, 1000u, 9998u, 9999u, half}) {
+            ASSERT_EQ(eight(half * 10000 + other), expected(half * 10000 + other));
+            ASSERT_EQ(eight(other * 10000 + half), expected(other * 10000 + half));
+        }
+    }
 }
 
 // Signed values appended after text already there, as std::to_string writes them.

@@ -26,16 +26,68 @@ struct WordRec {
     }
 };
 
-std::vector<WordRec> unpackWords(const unsigned char* p, size_t n, bool& damaged) {
+// How the test's visitor takes marker words: a record at a time, or a run at a time as
+// finalize's text does (record/collect.h): every valid word of a run, or only its first word
+// (the unpacker delivers the others as records).
+enum class Take { Records, Runs, FirstWord };
+constexpr Take kTakes[] = {Take::Records, Take::Runs, Take::FirstWord};
+
+const char* nameOf(Take take) {
+    return take == Take::Records ? "records" : take == Take::Runs ? "runs" : "first word";
+}
+
+struct RunVisitor {
+    std::vector<WordRec>& out;
+    bool oneWord;
+    uint32_t calls = 0;
+
+    void operator()(const RecordView& r) {
+        out.push_back(
+            {r.time, r.kind, std::string(r.str0), std::string(r.str1), std::string(r.str2)});
+    }
+    // Takes the words up to the first that is not a marker (which the unpacker then reports).
+    uint32_t words(const WordRun& run) {
+        ++calls;
+        uint32_t i = 0;
+        for (; i < run.count && (!oneWord || i == 0); ++i) {
+            uint64_t w;
+            std::memcpy(&w, run.words + 8 * size_t{i}, sizeof w);
+            const unsigned slot = (w >> packed::kWordSlotShift) & (packed::kWordSlots - 1);
+            if ((w & packed::kWordTagMask) == kWordEnd) {
+                out.push_back({w & kWordTimeMask, RecordKind::MarkerEnd, "", "", ""});
+            } else if ((w & packed::kWordTagMask) == kWordBegin &&
+                       ((run.slotsDefined >> slot) & 1) != 0) {
+                out.push_back({w & kWordTimeMask, RecordKind::MarkerBegin,
+                               std::string(run.slotName[slot]), std::string(run.slotGroup[slot]),
+                               ""});
+            } else {
+                break;
+            }
+        }
+        return i;
+    }
+};
+static_assert(TakesWordRuns<RunVisitor>::value);
+static_assert(!TakesWordRuns<void (*)(const RecordView&)>::value);
+
+std::vector<WordRec> unpackWords(const unsigned char* p, size_t n, bool& damaged,
+                                 Take take = Take::Records, uint32_t* runCalls = nullptr) {
     std::vector<WordRec> out;
     BlockUnpacker unpacker;
-    const uint32_t count = unpacker.unpack(
-        p, n,
-        [&](const RecordView& r) {
-            out.push_back(
-                {r.time, r.kind, std::string(r.str0), std::string(r.str1), std::string(r.str2)});
-        },
-        &damaged);
+    uint32_t count = 0;
+    if (take == Take::Records) {
+        count = unpacker.unpack(
+            p, n,
+            [&](const RecordView& r) {
+                out.push_back({r.time, r.kind, std::string(r.str0), std::string(r.str1),
+                               std::string(r.str2)});
+            },
+            &damaged);
+    } else {
+        RunVisitor visitor{out, take == Take::FirstWord};
+        count = unpacker.unpack(p, n, visitor, &damaged);
+        if (runCalls != nullptr) *runCalls = visitor.calls;
+    }
     EXPECT_EQ(count, out.size());
     return out;
 }
@@ -94,9 +146,13 @@ TEST(record_MarkerWords, WordsComeBackAsTheRecordsTheyStandFor) {
         {kWordTimeMask + 7, RecordKind::MarkerEnd, "", "", ""},
     };
     EXPECT_EQ(packer.records(), expected.size());
-    bool damaged = true;
-    EXPECT_EQ(unpackWords(packer.data(), packer.size(), damaged), expected);
-    EXPECT_FALSE(damaged);
+    for (const Take take : kTakes) {
+        SCOPED_TRACE(nameOf(take));
+        bool damaged = true;
+        // The record after the run is a time difference from the run's last word.
+        EXPECT_EQ(unpackWords(packer.data(), packer.size(), damaged, take), expected);
+        EXPECT_FALSE(damaged);
+    }
 }
 
 // A loop's pairs are 8 bytes a record, in one run.
@@ -110,9 +166,16 @@ TEST(record_MarkerWords, ALoopIsOneRunOfWords) {
         packer.addBeginWord(1020 + 20 * i, 5, "n", "g");
     }
     EXPECT_EQ(packer.size() - start, 2000u * 8);
-    bool damaged = true;
-    EXPECT_EQ(unpackWords(packer.data(), packer.size(), damaged).size(), 2001u);
-    EXPECT_FALSE(damaged);
+    for (const Take take : kTakes) {
+        SCOPED_TRACE(nameOf(take));
+        bool damaged = true;
+        uint32_t calls = 0;
+        EXPECT_EQ(unpackWords(packer.data(), packer.size(), damaged, take, &calls).size(), 2001u);
+        EXPECT_FALSE(damaged);
+        // A visitor that takes runs gets the loop's words in one call: the first Begin and
+        // the rest are one run.
+        EXPECT_EQ(calls, take == Take::Records ? 0u : 1u);
+    }
 }
 
 std::vector<unsigned char> wordRun(const std::vector<uint64_t>& words, uint32_t count) {
@@ -156,10 +219,12 @@ TEST(record_MarkerWords, WordsThatCannotBeARecordAreDamage) {
         {"a cut slot definition", {kSlot2.begin(), kSlot2.begin() + 4}, 0, false},
     };
     for (const Case& c : cases) {
-        SCOPED_TRACE(c.what);
-        bool damaged = !c.damaged;
-        EXPECT_EQ(unpackWords(c.bytes.data(), c.bytes.size(), damaged).size(), c.whole);
-        EXPECT_EQ(damaged, c.damaged);
+        for (const Take take : kTakes) {
+            SCOPED_TRACE(std::string(c.what) + ", " + nameOf(take));
+            bool damaged = !c.damaged;
+            EXPECT_EQ(unpackWords(c.bytes.data(), c.bytes.size(), damaged, take).size(), c.whole);
+            EXPECT_EQ(damaged, c.damaged);
+        }
     }
     // The slots belong to their block.
     BlockUnpacker unpacker;
