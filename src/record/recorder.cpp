@@ -196,10 +196,17 @@ bool Recorder::appendBeginRecord(ThreadLog* log, uint64_t ticks, const char* nam
     log->cursor += static_cast<uint32_t>(need);
     publish(log);
     ThreadLog::BeginSlot& s = log->beginSlots[slot];
-    s = ThreadLog::BeginSlot{};
-    std::memcpy(s.name, name, nameSize);
-    if (groupSize != 0) std::memcpy(s.group, group, groupSize);
+    s.name.set(name, nameSize);
+    s.group.set(group, groupSize);
     return true;
+}
+
+void ThreadLog::SlotString::set(const char* s, size_t size) {
+    std::memset(words, 0, sizeof words);
+    if (size != 0) std::memcpy(words, s, size);
+    wholeWords = size / 8;
+    const size_t bytes = size % 8 + 1;  // of the last word, the terminator's included
+    lastMask = bytes == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
 }
 
 bool Recorder::rotate(ThreadLog* log, size_t need) {

@@ -86,12 +86,21 @@ struct ThreadLog {
     uint64_t tickBase = 0;   // compact records' ticks are relative to it (SharedState::tickBase)
     std::unique_ptr<moodycamel::ProducerToken> token;  // for handing full chunks over
     SharedState* state = nullptr;
+    // A slot's string as Recorder::sameShort() compares it: its words, zero from the terminator
+    // on; the whole words before the one with the terminator; and the bytes of that word up to
+    // the terminator, as a mask. Empty at first.
+    struct SlotString {
+        uint64_t lastMask = 0xff;
+        uint64_t wholeWords = 0;
+        uint64_t words[(compact::kMaxSlotString + 8) / 8] = {};
+        void set(const char* s, size_t size);
+    };
     // The name and group each compact Begin slot stands for (record_format.h, compact records),
     // as the writer will know them: empty until a Begin recorded with a kFill word before it
-    // fills it. Zero after the string, and room to compare whole words (Recorder::sameShort).
+    // fills it.
     struct BeginSlot {
-        unsigned char name[compact::kMaxSlotString + 9] = {};
-        unsigned char group[compact::kMaxSlotString + 9] = {};
+        SlotString name;
+        SlotString group;
     };
     BeginSlot beginSlots[compact::kSlots];
 
@@ -325,30 +334,29 @@ private:
     }
     static_assert(compact::kSlots == 8, "beginSlotOf() gives 3 bits");
 
-    // True when the NUL-terminated `src` (null: empty) is the string at `cached`, which is
-    // zero from its terminator to the end of its buffer (kMaxSlotString + 9 bytes). Reads words
-    // as copyShort() does; no length is needed: a word with src's terminator, the bytes after
-    // it cleared, equals the cached word only where the cached string ends there too.
+    // True when the NUL-terminated `src` (null: empty) is the string `cached`. Reads words as
+    // copyShort() does, as many as hold `cached` and its terminator: the bytes up to the
+    // terminator's place are equal only where src ends there too.
     __attribute__((no_sanitize("address", "thread"))) static bool sameShort(
-        const unsigned char* cached, const char* src) {
-        if (src == nullptr) return cached[0] == 0;
+        const ThreadLog::SlotString& cached, const char* src) {
+        if (src == nullptr) return cached.words[0] == 0;
         asm("" : "+r"(src));
-        static_assert(compact::kMaxSlotString < kShortString);
-        if (wordsReadable(src)) {
-            for (size_t i = 0; i < kShortString; i += 8) {
-                uint64_t w, c;
-                std::memcpy(&w, src + i, 8);
-                std::memcpy(&c, cached + i, 8);
-                const uint64_t zero = zeroBytes(w);
-                // The lowest flagged byte is the terminator: keep the bytes up to it.
-                if (zero != 0) return (w & (zero ^ (zero - 1))) == c;
-                if (w != c) return false;
+        static_assert(sizeof cached.words <= kShortString);
+        if (PERFMARKER_LIKELY(wordsReadable(src))) {
+            const uint64_t whole = cached.wholeWords;
+            for (uint64_t i = 0; i < whole; ++i) {
+                uint64_t w;
+                std::memcpy(&w, src + 8 * i, 8);
+                if (w != cached.words[i]) return false;
             }
-            return false;
+            uint64_t w;
+            std::memcpy(&w, src + 8 * whole, 8);
+            return (w & cached.lastMask) == cached.words[whole];
         }
-        for (size_t i = 0; i < kShortString; ++i) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(cached.words);
+        for (size_t i = 0; i < sizeof cached.words; ++i) {
             const auto b = static_cast<unsigned char>(src[i]);
-            if (b != cached[i]) return false;
+            if (b != bytes[i]) return false;
             if (b == 0) return true;
         }
         return false;
