@@ -261,6 +261,34 @@ std::string MarkerCore::outputPath() const {
     return base + "." + m_flavor.extension;
 }
 
+int MarkerCore::recordBeginSlow(const char* name, const char* group, const char* userString) {
+    if (PERFMARKER_UNLIKELY(name == nullptr)) return kNullName;
+    record::ThreadLog* log = m_recorder->threadLog();
+    if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
+    const uint64_t ticks = m_recorder->now();
+    if (PERFMARKER_UNLIKELY(!m_recorder->appendBegin(log, ticks, name, group, userString))) {
+        return appendFailureCode();
+    }
+    return published(log, +1);
+}
+
+int MarkerCore::recordBeginRecord(record::ThreadLog* log, uint64_t ticks, const char* name,
+                                  const char* group, const char* userString) {
+    if (PERFMARKER_UNLIKELY(!m_recorder->appendBeginRecord(log, ticks, name, group, userString))) {
+        return appendFailureCode();
+    }
+    return published(log, +1);
+}
+
+int MarkerCore::recordEndSlow() {
+    const uint64_t ticks = m_recorder->now();
+    record::ThreadLog* log = m_recorder->threadLog();
+    if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
+    if (log->userState == 0) return kUnbalanced;
+    if (PERFMARKER_UNLIKELY(!m_recorder->appendEnd(log, ticks))) return appendFailureCode();
+    return published(log, -1);
+}
+
 int MarkerCore::recordEndEx(const char* name, const char* group, const char* userString) {
     const uint64_t ticks = m_recorder->now();
     const std::string_view n = view(name);

@@ -64,30 +64,30 @@ public:
         return isRecording(this) ? recordEndEx(name, group, userString) : stateCode();
     }
 
+    // The common case inline: the thread has its log, the clock is the TSC and the marker is
+    // one compact word. Everything else goes out of line by a tail call, so that the inline
+    // part saves no registers (docs/performance.md, "Where the time goes").
     int recordBegin(const char* name, const char* group, const char* userString) {
-        if (PERFMARKER_UNLIKELY(name == nullptr)) return kNullName;
-        record::ThreadLog* log = m_recorder->threadLog();
-        if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
-        const uint64_t ticks = m_recorder->now();
-        if (PERFMARKER_UNLIKELY(!m_recorder->appendBegin(log, ticks, name, group, userString))) {
-            return appendFailureCode();
+        record::Recorder* const recorder = m_recorder.get();
+        record::ThreadLog* const log = recorder->cachedThreadLog();
+        if (PERFMARKER_UNLIKELY(name == nullptr || log == nullptr || !recorder->useTsc())) {
+            return recordBeginSlow(name, group, userString);
         }
-        if (PERFMARKER_UNLIKELY(lostToFinalize())) return kFinalized;
-        ++log->userState;
-        return kSuccess;
+        const uint64_t ticks = record::readTsc();
+        if (PERFMARKER_UNLIKELY(!recorder->appendBeginWord(log, ticks, name, group, userString))) {
+            return recordBeginRecord(log, ticks, name, group, userString);
+        }
+        return published(log, +1);
     }
 
     int recordEnd() {
-        const uint64_t ticks = m_recorder->now();
-        record::ThreadLog* log = m_recorder->threadLog();
-        if (PERFMARKER_UNLIKELY(log == nullptr)) return kOutOfMemory;
-        if (log->userState == 0) return kUnbalanced;
-        if (PERFMARKER_UNLIKELY(!m_recorder->appendEnd(log, ticks))) {
-            return appendFailureCode();
+        record::Recorder* const recorder = m_recorder.get();
+        record::ThreadLog* const log = recorder->cachedThreadLog();
+        if (PERFMARKER_UNLIKELY(log == nullptr || !recorder->useTsc() || log->userState == 0 ||
+                                !recorder->appendEndWord(log, record::readTsc()))) {
+            return recordEndSlow();
         }
-        if (PERFMARKER_UNLIKELY(lostToFinalize())) return kFinalized;
-        --log->userState;
-        return kSuccess;
+        return published(log, -1);
     }
 
     int recordEndEx(const char* name, const char* group, const char* userString);
@@ -110,6 +110,22 @@ private:
     bool lostToFinalize() const {
         std::atomic_signal_fence(std::memory_order_seq_cst);
         return m_state.load(std::memory_order_relaxed) != kRecording;
+    }
+
+    // The out-of-line cases of recordBegin() and recordEnd(): every case (their first steps
+    // taken again), and a Begin that is a record.
+    [[gnu::noinline]] int recordBeginSlow(const char* name, const char* group,
+                                          const char* userString);
+    [[gnu::noinline]] int recordBeginRecord(record::ThreadLog* log, uint64_t ticks,
+                                            const char* name, const char* group,
+                                            const char* userString);
+    [[gnu::noinline]] int recordEndSlow();
+
+    // A marker's record is published: the call's code, and the thread's nesting depth.
+    int published(record::ThreadLog* log, int depthChange) {
+        if (PERFMARKER_UNLIKELY(lostToFinalize())) return kFinalized;
+        log->userState += static_cast<uint64_t>(static_cast<int64_t>(depthChange));
+        return kSuccess;
     }
 
     static std::string_view view(const char* s) {

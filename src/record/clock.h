@@ -36,6 +36,15 @@ inline uint64_t readTicks(bool useTsc) {
     return monotonicNs();
 }
 
+// readTicks(true), for a caller that has checked that ticks are the TSC.
+inline uint64_t readTsc() {
+#if PERFMARKER_HAVE_TSC
+    return __rdtsc();
+#else
+    return monotonicNs();
+#endif
+}
+
 // Converts ticks into trace-clock nanoseconds by piecewise-linear interpolation between
 // calibration points (tick, ns) taken by the writer thread. The mapping is continuous and
 // monotonic, so per-thread order survives conversion. Owned by one thread (the writer).

@@ -175,7 +175,8 @@ ThreadLog* Recorder::threadLogSlow() {
 }
 
 bool Recorder::appendBeginRecord(ThreadLog* log, uint64_t ticks, const char* name,
-                                 const char* group, const char* user, unsigned slot) {
+                                 const char* group, const char* user) {
+    const unsigned slot = beginSlotOf(name, group);
     constexpr size_t kMax = compact::kMaxSlotString;
     const size_t nameSize = strnlen(name, kMax + 1);
     const size_t groupSize = group == nullptr ? 0 : strnlen(group, kMax + 1);

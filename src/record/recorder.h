@@ -138,6 +138,11 @@ public:
     bool useTsc() const { return m_useTsc; }
     uint64_t now() const { return readTicks(m_useTsc); }
 
+    // The calling thread's log when it has one already, else null (threadLog() registers it).
+    ThreadLog* cachedThreadLog() const {
+        return t_cache.recorderId == m_id.load(std::memory_order_relaxed) ? t_cache.log : nullptr;
+    }
+
     // The calling thread's log (registered on first use). Null only when out of memory.
     ThreadLog* threadLog() {
         if (PERFMARKER_LIKELY(t_cache.recorderId == m_id.load(std::memory_order_relaxed))) {
@@ -189,6 +194,13 @@ public:
     // strings are short enough (appendBeginRecord).
     bool appendBegin(ThreadLog* log, uint64_t ticks, const char* name, const char* group,
                      const char* user) {
+        return appendBeginWord(log, ticks, name, group, user) ||
+               appendBeginRecord(log, ticks, name, group, user);
+    }
+    // appendBegin()'s two cases: the compact word, when it is one (false: nothing appended),
+    // and the record.
+    bool appendBeginWord(ThreadLog* log, uint64_t ticks, const char* name, const char* group,
+                         const char* user) {
         const unsigned slot = beginSlotOf(name, group);
         const ThreadLog::BeginSlot& s = log->beginSlots[slot];
         if (PERFMARKER_LIKELY((user == nullptr || user[0] == '\0') &&
@@ -198,14 +210,24 @@ public:
                                ((ticks - log->tickBase) & compact::kTickMask));
             return true;
         }
-        return appendBeginRecord(log, ticks, name, group, user, slot);
+        return false;
     }
+    // After a kFill word for the slot of the name and group when there is no user string and
+    // they fit a slot.
+    bool appendBeginRecord(ThreadLog* log, uint64_t ticks, const char* name, const char* group,
+                           const char* user);
 
     // A marker's End (a MarkerEnd record) as one compact word.
     bool appendEnd(ThreadLog* log, uint64_t ticks) {
         if (PERFMARKER_UNLIKELY(log->limit - log->cursor < sizeof(uint64_t))) {
             if (!rotate(log, sizeof(uint64_t))) return false;
         }
+        storeWord(log, compact::kEnd | ((ticks - log->tickBase) & compact::kTickMask));
+        return true;
+    }
+    // The same when the chunk has room for it (false: nothing appended).
+    bool appendEndWord(ThreadLog* log, uint64_t ticks) {
+        if (PERFMARKER_UNLIKELY(log->limit - log->cursor < sizeof(uint64_t))) return false;
         storeWord(log, compact::kEnd | ((ticks - log->tickBase) & compact::kTickMask));
         return true;
     }
@@ -368,10 +390,6 @@ private:
         publish(log);
     }
 
-    // appendBegin()'s other case: a MarkerBegin record, after a kFill word for `slot` when it
-    // has no user string and its name and group fit a slot.
-    bool appendBeginRecord(ThreadLog* log, uint64_t ticks, const char* name, const char* group,
-                           const char* user, unsigned slot);
 
     struct TlsCache {
         uint64_t recorderId;
