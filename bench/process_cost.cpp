@@ -10,6 +10,8 @@
 //   - the minor page faults and context switches of each recording thread while it records,
 //   - bytes the process wrote (write(2) bytes from /proc/self/io, fragments included) against
 //     the final .clperfmarker size,
+//   - finalize alone: its CPU (every thread) and its wall time, what a program waits for at
+//     its end (cold runs),
 // side by side with two rdtsc read on as many threads.
 //
 //   bench/process_cost [--pairs N] [--threads 1,2] [--mode timeout|cached] [--dir D]
@@ -140,8 +142,12 @@ int child(int threads, uint64_t pairs, bool warm, const std::string& base) {
     const double writer0 = namedThreadCpuNs(kWriterName);
     const std::vector<ThreadResult> rec = onThreads(threads, pairs, true);
     const double writerCpu = namedThreadCpuNs(kWriterName) - writer0;
+    const double finalizeCpu0 = processCpuNs();
+    const double finalizeWall0 = nowNs(CLOCK_MONOTONIC);
     if (clFinalizePerfMarkerAMD() != AP_SUCCESS) return 1;
+    const double finalizeWall = nowNs(CLOCK_MONOTONIC) - finalizeWall0;
     const double processCpu = processCpuNs() - cpu0;
+    const double finalizeCpu = processCpu + cpu0 - finalizeCpu0;
     const double bytes = bytesWritten() - bytes0;
     const double measured = static_cast<double>(pairs) * threads;
     const double outputBytes = static_cast<double>(fs::file_size(base + ".clperfmarker"));
@@ -155,16 +161,18 @@ int child(int threads, uint64_t pairs, bool warm, const std::string& base) {
     // writes the warm-up pairs, so those columns are left out.
     if (warm) {
         std::printf(
-            "%-4s %7d %10.1f %8.2fx %10s %9s %8.1f %10.1f %8.2fx %8.1f %8s %7s %8.0f %8.0f\n",
+            "%-4s %7d %10.1f %8.2fx %10s %9s %8.1f %10.1f %8.2fx %8.1f %8s %7s %8.0f %8.0f %8s "
+            "%8s\n",
             "warm", threads, threadCpu, threadCpu / floorNs, "-", "", writer, wall, wall / floorNs,
-            floorNs, "-", "-", faults, switches);
+            floorNs, "-", "-", faults, switches, "-", "-");
     } else {
         std::printf(
             "%-4s %7d %10.1f %8.2fx %10.1f %8.2fx %8.1f %10.1f %8.2fx %8.1f %8.1f %6.2fx %8.0f "
-            "%8.0f\n",
+            "%8.0f %8.1f %8.1f\n",
             "cold", threads, threadCpu, threadCpu / floorNs, processCpu / measured,
             processCpu / measured / floorNs, writer, wall, wall / floorNs, floorNs,
-            bytes / measured, bytes / outputBytes, faults, switches);
+            bytes / measured, bytes / outputBytes, faults, switches, finalizeCpu / measured,
+            finalizeWall / measured);
     }
     return 0;
 }
@@ -198,9 +206,9 @@ int main(int argc, char** argv) {
         "pairs per thread %llu, %s mode; ns per pair; x = over two rdtsc on as many "
         "threads\n",
         static_cast<unsigned long long>(pairs), mode.c_str());
-    std::printf("%-4s %7s %10s %9s %10s %9s %8s %10s %9s %8s %8s %7s %8s %8s\n", "run", "threads",
-                "rec CPU", "", "proc CPU", "", "writer", "wall", "", "rdtsc2", "B/pair", "B/out",
-                "faults", "switches");
+    std::printf("%-4s %7s %10s %9s %10s %9s %8s %10s %9s %8s %8s %7s %8s %8s %8s %8s\n", "run",
+                "threads", "rec CPU", "", "proc CPU", "", "writer", "wall", "", "rdtsc2", "B/pair",
+                "B/out", "faults", "switches", "fin CPU", "fin wall");
     std::fflush(stdout);
     std::stringstream list(threadList);
     for (std::string item; std::getline(list, item, ',');) {

@@ -78,6 +78,10 @@ public:
                 out = t;
                 return true;
             }
+            return convertInSegment(t, out);
+        }
+        // convert() when not `identity`.
+        bool convertInSegment(uint64_t t, uint64_t& out) const {
             const uint64_t dt = t - ticks;
             if (dt >= span) return false;
             out = ns + scale(dt, rate);

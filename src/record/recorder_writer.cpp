@@ -18,29 +18,58 @@ static_assert(compact::kSlots == packed::kWordSlots && compact::kEnd == packed::
                   compact::kSlotShift == packed::kWordSlotShift,
               "compact records and marker words share their layout");
 
+namespace {
+
+// The bit of a compact word's top five bits (its tag and slot) in packableWords(): the word
+// can be packed as it is when that bit is set.
+inline unsigned topBits(uint64_t word) { return static_cast<unsigned>(word >> compact::kSlotShift); }
+
+// The top five bits of the words packWords() packs: an End (its slot bits zero) and a Begin of a
+// slot the block defines.
+inline uint32_t packableWords(uint32_t definedSlots) {
+    return uint32_t{1} << topBits(compact::kEnd) | definedSlots << topBits(compact::kBegin);
+}
+
+// packWords()'s loop, for the converter's current segment (`Identity`: ticks are nanoseconds).
+// Ends before a word that is not packable, whose time is outside the segment or past a marker
+// word's 59 bits; returns where.
+template <bool Identity>
+size_t packWordLoop(const unsigned char* p, size_t pos, size_t end, unsigned char*& out,
+                    uint64_t& last, uint32_t packable, uint64_t base,
+                    const TickConverter::Fast convert) {
+    unsigned char* o = out;
+    uint64_t l = last;
+    for (; pos < end; pos += 8) {
+        uint64_t word;
+        std::memcpy(&word, p + pos, sizeof word);
+        if (((packable >> topBits(word)) & 1) == 0) break;
+        const uint64_t ticks = base + (word & compact::kTickMask);
+        uint64_t ns = ticks;
+        if (!Identity && !convert.convertInSegment(ticks, ns)) break;
+        ns = std::max(ns, l);
+        if (ns > packed::kWordTimeMask) break;
+        l = ns;
+        const uint64_t packedWord = (word & ~compact::kTickMask) | ns;
+        std::memcpy(o, &packedWord, sizeof packedWord);
+        o += sizeof packedWord;
+    }
+    out = o;
+    last = l;
+    return pos;
+}
+
+}  // namespace
+
 size_t RecordWriter::packWords(ThreadLog::WriterSide& w, const unsigned char* p, size_t pos,
                                size_t end) {
     BlockPacker& block = m_s.packer;
     const TickConverter::Fast convert = m_s.converter.fast();
-    const uint64_t base = m_s.tickBase;
-    const uint32_t defined = block.definedSlots();
+    const uint32_t packable = packableWords(block.definedSlots());
     uint64_t last = w.lastNs;
     unsigned char* out = block.openWords((end - pos) / 8);
-    for (; pos < end; pos += 8) {
-        uint64_t word;
-        std::memcpy(&word, p + pos, sizeof word);
-        const uint64_t tag = word & compact::kTagMask;
-        if (tag == 0 || tag == compact::kFill) break;
-        if (tag == compact::kBegin && ((defined >> compact::slotOf(word)) & 1) == 0) break;
-        uint64_t ns;
-        if (!convert.convert(base + (word & compact::kTickMask), ns)) break;
-        ns = std::max(ns, last);
-        if (ns > packed::kWordTimeMask) break;
-        last = ns;
-        const uint64_t packedWord = (word & ~compact::kTickMask) | ns;
-        std::memcpy(out, &packedWord, sizeof packedWord);
-        out += sizeof packedWord;
-    }
+    pos = convert.identity
+              ? packWordLoop<true>(p, pos, end, out, last, packable, m_s.tickBase, convert)
+              : packWordLoop<false>(p, pos, end, out, last, packable, m_s.tickBase, convert);
     block.closeWords(out, last);
     w.lastNs = last;
     return pos;
