@@ -83,8 +83,8 @@ bool Recorder::collect(Visitor& visitor, std::string& error) {
                 if (part.stream != nullptr) plan.file.read(*part.stream, fromFile);
                 if (fromFile.delivered != part.fileRecords) {
                     ok = false;
-                    error = countMismatch(plan.path, thread.tid, fromFile.delivered,
-                                          part.fileRecords);
+                    error =
+                        countMismatch(plan.path, thread.tid, fromFile.delivered, part.fileRecords);
                 }
             }
             CollectVisit<Visitor> fromMemory{visitor, UINT64_MAX};

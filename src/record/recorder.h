@@ -390,7 +390,6 @@ private:
         publish(log);
     }
 
-
     struct TlsCache {
         uint64_t recorderId;
         ThreadLog* log;

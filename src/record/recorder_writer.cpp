@@ -22,7 +22,9 @@ namespace {
 
 // The bit of a compact word's top five bits (its tag and slot) in packableWords(): the word
 // can be packed as it is when that bit is set.
-inline unsigned topBits(uint64_t word) { return static_cast<unsigned>(word >> compact::kSlotShift); }
+inline unsigned topBits(uint64_t word) {
+    return static_cast<unsigned>(word >> compact::kSlotShift);
+}
 
 // The top five bits of the words packWords() packs: an End (its slot bits zero) and a Begin of a
 // slot the block defines.

@@ -219,8 +219,8 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
 
 bool CommonLineWriter::BeginLine::make(std::string_view name, std::string_view group) {
     // The template's timestamp field stays spaces.
-    const char* const end = putCommon(
-        text, [](char*, uint64_t) {}, MarkerKind::Begin, 0, name, group, {});
+    const char* const end =
+        putCommon(text, [](char*, uint64_t) {}, MarkerKind::Begin, 0, name, group, {});
     length = end == nullptr ? 0 : static_cast<size_t>(end - text);
     nameSize = name.size();
     groupSize = group.size();

@@ -209,8 +209,9 @@ struct WordRun {
 template <typename Visit, typename = void>
 struct TakesWordRuns : std::false_type {};
 template <typename Visit>
-struct TakesWordRuns<Visit, std::void_t<decltype(std::declval<Visit&>().words(
-                                std::declval<const WordRun&>()))>> : std::true_type {};
+struct TakesWordRuns<
+    Visit, std::void_t<decltype(std::declval<Visit&>().words(std::declval<const WordRun&>()))>>
+    : std::true_type {};
 
 // Reads packed blocks. Keeps its string table between calls so that reading allocates only
 // when a block has more distinct strings than any before. A record's views are valid while it
@@ -411,8 +412,8 @@ uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, 
             if constexpr (TakesWordRuns<std::remove_reference_t<Visit>>::value) {
                 const auto whole = static_cast<uint32_t>(std::min<size_t>(words, (n - pos) / 8));
                 const uint32_t taken = std::min(
-                    whole, visit.words(WordRun{p + pos, whole, m_slotName, m_slotGroup,
-                                               m_slotsDefined}));
+                    whole,
+                    visit.words(WordRun{p + pos, whole, m_slotName, m_slotGroup, m_slotsDefined}));
                 if (taken != 0) {
                     uint64_t last;
                     std::memcpy(&last, p + pos + 8 * size_t{taken - 1}, sizeof last);

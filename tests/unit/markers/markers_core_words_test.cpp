@@ -2,8 +2,6 @@
 // as runs of marker words (docs/format.md#fragments), whose lines are written from a Begin line
 // kept for each slot. The file must hold the lines appendMarkerLine writes for the same
 // markers, whatever the names, the slots, the blocks and the mode.
-#include "markers_core_support.h"
-
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -11,6 +9,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "markers_core_support.h"
 
 namespace perfmarker::markers {
 namespace {
@@ -34,8 +34,7 @@ void expectTheLinesOfWhatItHolds(const std::string& path, const atp::PerfmarkerF
         if (text[i] != expected[i]) {
             const size_t start = text.rfind('\n', i) + 1;
             FAIL() << "at byte " << i << ":\n  " << text.substr(start, text.find('\n', i) - start)
-                   << "\nexpected\n  "
-                   << expected.substr(start, expected.find('\n', i) - start);
+                   << "\nexpected\n  " << expected.substr(start, expected.find('\n', i) - start);
         }
     }
 }
@@ -53,11 +52,20 @@ TEST_P(CoreTest, MarkerWordsAreWrittenAsTheLinesOfTheirMarkers) {
     const std::string n49(49, 'a'), n50(50, 'b'), n64(64, 'c'), g64(64, 'g');
     char reused[] = "loop_A";
     const std::vector<NameAndGroup> kinds = {
-        {"frame", "render"},      {"frame", nullptr},  {"frame", ""},
-        {"frame", "Default"},     {"with space", "g"}, {"amp&", "g"},
-        {"tab\t", nullptr},       {"x", "a group"},    {n49.c_str(), g64.c_str()},
-        {n50.c_str(), "g"},       {n64.c_str(), n64.c_str()},
-        {reused, "r"},            {"", "g"},           {reused, nullptr},
+        {"frame", "render"},
+        {"frame", nullptr},
+        {"frame", ""},
+        {"frame", "Default"},
+        {"with space", "g"},
+        {"amp&", "g"},
+        {"tab\t", nullptr},
+        {"x", "a group"},
+        {n49.c_str(), g64.c_str()},
+        {n50.c_str(), "g"},
+        {n64.c_str(), n64.c_str()},
+        {reused, "r"},
+        {"", "g"},
+        {reused, nullptr},
     };
     const int rounds = 6000 / kLoopScale;
     for (const char* mode : {"cached", "timeout"}) {
@@ -69,8 +77,8 @@ TEST_P(CoreTest, MarkerWordsAreWrittenAsTheLinesOfTheirMarkers) {
         ASSERT_EQ(core.initialize(), kSuccess);
         std::vector<std::pair<std::string, std::string>> begins;
         const auto begin = [&](const NameAndGroup& k) {
-            begins.emplace_back(k.name, k.group == nullptr || k.group[0] == '\0' ? "Default"
-                                                                                 : k.group);
+            begins.emplace_back(k.name,
+                                k.group == nullptr || k.group[0] == '\0' ? "Default" : k.group);
             return core.begin(k.name, k.group, nullptr);
         };
         for (int i = 0; i < rounds; ++i) {
