@@ -60,8 +60,9 @@ size_t decimalLength(uint64_t value) {
 
 char* DecimalFieldWriter::putNewHigh(char* field, uint64_t value) {
     static_assert(kMaxDecimalDigits - 8 <= kRoom && kRoom <= kMaxDecimalDigits);
+    static_assert(kMaxHigh == 184467440736, "m_highDigits' first digits");
     const uint64_t high = value / kLow;
-    if (high == 0) {
+    if (high == 0 || high > kMaxHigh) {  // written whole, the digits kept as they are
         const size_t length = decimalLength(value);
         formatDecimalBackward(field + length, value);
         return field + length;

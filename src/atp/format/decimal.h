@@ -62,8 +62,8 @@ public:
     // and returns the end of its digits. The bytes up to kRoom after `field` not taken by digits
     // are left spaces. Inline: finalize calls it twice a marker pair.
     __attribute__((always_inline)) char* put(char* field, uint64_t value) {
-        const uint64_t low = value - m_base;
-        if (value < m_base || low >= kLow || m_base == 0) return putNewHigh(field, value);
+        const uint64_t low = value - m_base;  // past kLow too when value < m_base
+        if (low >= kLow) return putNewHigh(field, value);
         std::memcpy(field, m_highDigits, kRoom);
         put8Digits(field + m_highLength, static_cast<uint32_t>(low));
         return field + m_highLength + 8;
@@ -76,9 +76,15 @@ private:
 
     char* putNewHigh(char* field, uint64_t value);
 
-    uint64_t m_base = 0;            // the digits kept, times kLow; 0 for none
-    size_t m_highLength = 0;        // the digits kept
-    char m_highDigits[kRoom] = {};  // the digits kept, then spaces
+    // The most digits kept: put()'s one comparison needs a value below m_base to wrap past kLow.
+    static constexpr uint64_t kMaxHigh = (UINT64_MAX - kLow) / kLow;
+
+    // The digits kept, times kLow: at least 1 and at most kMaxHigh. At first kMaxHigh itself,
+    // so that the one comparison also serves a new writer.
+    uint64_t m_base = kMaxHigh * kLow;
+    size_t m_highLength = 12;  // the digits kept
+    char m_highDigits[kRoom] = {'1', '8', '4', '4', '6', '7', '4', '4',
+                                '0', '7', '3', '6', ' ', ' ', ' ', ' '};  // then spaces
 };
 
 }  // namespace perfmarker::atp

@@ -89,7 +89,11 @@ public:
     }
     __attribute__((always_inline)) char* putBegin(char* out, const BeginLine& line,
                                                   uint64_t timestampNs) {
-        std::memcpy(out, line.text, kMarkerLineRoom);
+        // Most lines end before kShortLine: a copy of 112 bytes instead of 160.
+        std::memcpy(out, line.text, kShortLine);
+        if (__builtin_expect(line.length > kShortLine, 0)) {
+            std::memcpy(out + kShortLine, line.text + kShortLine, kMarkerLineRoom - kShortLine);
+        }
         m_timestamps.put(out + kBeginTimestampField, timestampNs);
         return out + line.length;
     }
@@ -102,6 +106,8 @@ public:
     static constexpr size_t kGroupField = 93;
 
 private:
+    static constexpr size_t kShortLine = 112;
+
     char* putOther(char* out, MarkerKind kind, uint64_t timestampNs, std::string_view name,
                    std::string_view group, std::string_view userString);
 
