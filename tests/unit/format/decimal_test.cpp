@@ -118,9 +118,9 @@ TEST(DecimalFieldWriter, KeptLeadingDigitsNeverLeak) {
                                 uint64_t{100000000}, uint64_t{999999999999}}) {
         for (uint64_t v = base; v < base + 40; v += 3) values.push_back(v);
     }
-    values.insert(values.end(), {123, 100000000, 7, UINT64_MAX, 100000001, 199999999, 200000000,
-                                 UINT64_MAX - 5, 0, UINT64_MAX - 100000000, 5,
-                                 UINT64_MAX - 100000000, UINT64_MAX - 3});
+    values.insert(values.end(),
+                  {123, 100000000, 7, UINT64_MAX, 100000001, 199999999, 200000000, UINT64_MAX - 5,
+                   0, UINT64_MAX - 100000000, 5, UINT64_MAX - 100000000, UINT64_MAX - 3});
     for (const uint64_t value : values) ASSERT_EQ(putInField(writer, value), std::to_string(value));
 }
 
@@ -130,8 +130,8 @@ TEST(DecimalFieldWriter, FirstValues) {
     constexpr uint64_t kLow = 100000000;
     constexpr uint64_t kFirstBase = (UINT64_MAX - kLow) / kLow * kLow;
     std::vector<uint64_t> values = edges();
-    values.insert(values.end(), {kFirstBase - 1, kFirstBase, kFirstBase + 1,
-                                 kFirstBase + kLow - 1, kFirstBase + kLow, kFirstBase + kLow + 1});
+    values.insert(values.end(), {kFirstBase - 1, kFirstBase, kFirstBase + 1, kFirstBase + kLow - 1,
+                                 kFirstBase + kLow, kFirstBase + kLow + 1});
     for (const uint64_t value : values) {
         DecimalFieldWriter writer;
         ASSERT_EQ(putInField(writer, value), std::to_string(value));
