@@ -3,6 +3,24 @@
 #include <cstring>
 
 namespace perfmarker::atp {
+namespace {
+
+constexpr DigitQuads makeDigitQuads() {
+    DigitQuads quads{};
+    for (int i = 0; i < 10000; ++i) {
+        quads.digits[i][0] = static_cast<char>('0' + i / 1000);
+        quads.digits[i][1] = static_cast<char>('0' + i / 100 % 10);
+        quads.digits[i][2] = static_cast<char>('0' + i / 10 % 10);
+        quads.digits[i][3] = static_cast<char>('0' + i % 10);
+    }
+    return quads;
+}
+
+}  // namespace
+
+constexpr DigitQuads kDigitQuads = makeDigitQuads();
+static_assert(kDigitQuads.digits[9407][0] == '9' && kDigitQuads.digits[9407][1] == '4' &&
+              kDigitQuads.digits[9407][2] == '0' && kDigitQuads.digits[9407][3] == '7');
 
 // Eight digits per 64-bit division, then two per step in 32 bits: a 19-digit timestamp takes
 // two long divisions instead of ten (finalize writes 10^7 lines), std::to_chars twice as long.

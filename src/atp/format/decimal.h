@@ -23,19 +23,13 @@ char* formatDecimalBackward(char* end, uint64_t value);
 // The number of decimal digits of `value` (1 for 0).
 size_t decimalLength(uint64_t value);
 
-// "0000" to "9999", four bytes each (40 KB): put8Digits() takes two of them.
+// "0000" to "9999", four bytes each (40 KB): put8Digits() takes two of them. Computed once, at
+// compile time, in decimal.cpp (not in every file that includes this one); hidden, so that a
+// shared library reaches its own copy without a lookup.
 struct DigitQuads {
     char digits[10000][4];
-    constexpr DigitQuads() : digits() {
-        for (int i = 0; i < 10000; ++i) {
-            digits[i][0] = static_cast<char>('0' + i / 1000);
-            digits[i][1] = static_cast<char>('0' + i / 100 % 10);
-            digits[i][2] = static_cast<char>('0' + i / 10 % 10);
-            digits[i][3] = static_cast<char>('0' + i % 10);
-        }
-    }
 };
-inline constexpr DigitQuads kDigitQuads;
+extern const DigitQuads kDigitQuads __attribute__((visibility("hidden")));
 
 // Writes the 8 decimal digits of `v` (< 10^8, zero-padded) at `p`: two quads of the table, 1.5x
 // the rate of four pairs in a loop of timestamps (docs/performance.md). The division by 10^4 is
