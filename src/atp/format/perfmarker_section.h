@@ -62,8 +62,8 @@ public:
                    sameBytes(name.data(), text + kNameField, name.size()) &&
                    sameBytes(group.data(), text + kGroupField, group.size());
         }
-        // Makes this the line of `name` and `group`; false (and length 0) when theirs is not a
-        // common line.
+        // Makes this the line of `name` and `group`; false, the line as it was, when theirs is
+        // not a common line (a loop of a common marker and another keeps the common one's).
         bool make(std::string_view name, std::string_view group);
     };
 

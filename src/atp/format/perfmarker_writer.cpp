@@ -219,12 +219,15 @@ void appendMarkerLine(std::string& out, MarkerKind kind, uint64_t timestampNs,
 
 bool CommonLineWriter::BeginLine::make(std::string_view name, std::string_view group) {
     // The template's timestamp field stays spaces.
+    char line[kMarkerLineRoom];
     const char* const end =
-        putCommon(text, [](char*, uint64_t) {}, MarkerKind::Begin, 0, name, group, {});
-    length = end == nullptr ? 0 : static_cast<size_t>(end - text);
+        putCommon(line, [](char*, uint64_t) {}, MarkerKind::Begin, 0, name, group, {});
+    if (end == nullptr) return false;
+    length = static_cast<size_t>(end - line);
+    std::memcpy(text, line, length);
     nameSize = name.size();
     groupSize = group.size();
-    return length != 0;
+    return true;
 }
 
 char* CommonLineWriter::putOther(char* out, MarkerKind kind, uint64_t timestampNs,
