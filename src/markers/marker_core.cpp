@@ -83,13 +83,15 @@ public:
             if (tag == kWordEnd) {
                 out = m_common.putEnd(out, ns);
                 m_depth -= m_depth != 0;
-            } else if (tag == kWordBegin && ((fast >> slot) & 1) != 0) {
+            } else if (tag == kWordBegin &&
+                       (((fast >> slot) & 1) != 0 || slotIsCommon(run, slot, checked, fast))) {
                 out = m_common.putBegin(out, m_slotLines[slot], ns);
                 ++m_depth;
             } else {
                 if (tag != kWordBegin || ((run.slotsDefined >> slot) & 1) == 0) break;
                 m_cursor = out;
-                slotBegin(run, slot, ns, checked, fast);
+                onRecord(record::RecordView{ns, record::RecordKind::MarkerBegin,
+                                            run.slotName[slot], run.slotGroup[slot], {}});
                 out = m_cursor;
                 continue;
             }
@@ -114,22 +116,18 @@ public:
     uint64_t bodyOffset() const { return m_bodyOffset; }
 
 private:
-    // onWords()'s Begin of a slot not known to make a common line in this run.
-    [[gnu::noinline]] void slotBegin(const record::WordRun& run, unsigned slot, uint64_t ns,
-                                     uint32_t& checked, uint32_t& fast) {
+    // onWords()'s first Begin of a defined slot in the run: true, and the slot marked fast,
+    // when the line it keeps is (or is made) the common line of the block's strings.
+    [[gnu::noinline]] bool slotIsCommon(const record::WordRun& run, unsigned slot,
+                                        uint32_t& checked, uint32_t& fast) {
+        const uint32_t bit = 1u << slot;
+        if ((run.slotsDefined & bit) == 0 || (checked & bit) != 0) return false;
+        checked |= bit;
         const std::string_view name = run.slotName[slot], group = run.slotGroup[slot];
         atp::CommonLineWriter::BeginLine& line = m_slotLines[slot];
-        if (((checked >> slot) & 1) == 0) {
-            checked |= 1u << slot;
-            if (line.holds(name, group) || line.make(name, group)) fast |= 1u << slot;
-        }
-        if (((fast >> slot) & 1) == 0) {
-            onRecord(record::RecordView{ns, record::RecordKind::MarkerBegin, name, group, {}});
-            return;
-        }
-        m_cursor = m_common.putBegin(m_cursor, line, ns);
-        ++m_depth;
-        if (m_cursor >= m_buffer.get() + kWriteBatch) drain();
+        if (!line.holds(name, group) && !line.make(name, group)) return false;
+        fast |= bit;
+        return true;
     }
 
     void endThread() {
