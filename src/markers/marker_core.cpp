@@ -90,8 +90,11 @@ public:
             } else {
                 if (tag != kWordBegin || ((run.slotsDefined >> slot) & 1) == 0) break;
                 m_cursor = out;
-                onRecord(record::RecordView{ns, record::RecordKind::MarkerBegin,
-                                            run.slotName[slot], run.slotGroup[slot], {}});
+                onRecord(record::RecordView{ns,
+                                            record::RecordKind::MarkerBegin,
+                                            run.slotName[slot],
+                                            run.slotGroup[slot],
+                                            {}});
                 out = m_cursor;
                 continue;
             }
