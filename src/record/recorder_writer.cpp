@@ -297,6 +297,33 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
             }
             continue;
         }
+        // An API call's record, most of an agent's: its header in two loads, its times
+        // converted, packed in line (addPayloadRecord). Any other record: decodeRecord, add().
+        if (bytes - pos >= sizeof(RecordHeader) && fill == compact::kSlots) {
+            static_assert(offsetof(RecordHeader, kind) == 8 && offsetof(RecordHeader, len0) == 12 &&
+                              offsetof(RecordHeader, len1) == 16 &&
+                              offsetof(RecordHeader, len2) == 20,
+                          "the writer reads the header's fields two at a time");
+            uint64_t kindAndLen0;
+            uint64_t len1And2;
+            std::memcpy(&kindAndLen0, begin + pos + 8, 8);
+            std::memcpy(&len1And2, begin + pos + 16, 8);
+            const size_t len0 = kindAndLen0 >> 32;
+            if (static_cast<uint32_t>(kindAndLen0) == static_cast<uint32_t>(RecordKind::ApiCall) &&
+                len1And2 == 0 && len0 % 8 == 0 && len0 >= 24 &&
+                len0 <= bytes - pos - sizeof(RecordHeader)) {
+                const uint64_t time = m_s.converter.toNs(word);
+                unsigned char* const payload = begin + pos + sizeof(RecordHeader);
+                uint64_t endTime;
+                std::memcpy(&endTime, payload, sizeof endTime);
+                endTime = std::max(m_s.converter.toNs(endTime), time);
+                std::memcpy(payload, &endTime, sizeof endTime);
+                block.addPayloadRecord(static_cast<uint32_t>(RecordKind::ApiCall), time,
+                                       {reinterpret_cast<const char*>(payload), len0});
+                n = sizeof(RecordHeader) + len0;
+                continue;
+            }
+        }
         n = decodeRecord(begin + pos, bytes - pos, r);
         if (n == 0) break;  // cannot happen: the owner commits whole records only
         if (fill != compact::kSlots) {

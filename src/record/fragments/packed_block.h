@@ -19,6 +19,10 @@
 #include "atp/format/short_bytes.h"
 #include "record/record_format.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace perfmarker::record {
 
 // Layout of a packed record (docs/format.md#fragments):
@@ -90,6 +94,32 @@ inline __attribute__((always_inline)) int getVarint(const unsigned char* p, size
     return -1;
 }
 
+// Words 1 and on of `a` and `b` (`bytes` long, a multiple of 8, at least 24) all equal: the
+// common case of an API call's payload, whose end time (word 0) alone changed. Sixteen bytes a
+// comparison, two a step, the last one overlapping the one before. Word 0 is not loaded: the writer
+// has just stored it in 8 bytes, and a 16-byte load over that store would wait for it to reach the
+// cache.
+inline bool sameAfterFirstWord(const char* a, const char* b, size_t bytes) {
+#if defined(__SSE2__)
+    const auto equal = [a, b](size_t at) {
+        return _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + at)),
+                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + at)));
+    };
+    __m128i all = equal(bytes - 16);
+    size_t at = 8;
+    for (; at + 32 < bytes; at += 32) {
+        all = _mm_and_si128(all, _mm_and_si128(equal(at), equal(at + 16)));
+    }
+    if (at + 16 < bytes) all = _mm_and_si128(all, equal(at));
+    return _mm_movemask_epi8(all) == 0xffff;
+#else
+    for (size_t at = 8; at < bytes; at += 8) {
+        if (atp::load8(a + at) != atp::load8(b + at)) return false;
+    }
+    return true;
+#endif
+}
+
 // The `size` bytes at p[pos, n) as a string of the block: 1 when whole, 0 when cut short, -1
 // when empty (an empty string or payload is written as none).
 inline int takeBytes(const unsigned char* p, size_t n, size_t& pos, uint64_t size,
@@ -122,6 +152,11 @@ public:
     void addEndWord(uint64_t time);
     void addBeginWord(uint64_t time, unsigned slot, std::string_view name, std::string_view group);
     void forgetSlot(unsigned slot) { m_slotsDefined &= ~(1u << slot); }
+    // An agent record of `kind` with the payload `s` (whole words, at least 3) and no other
+    // string: what add() writes for it. When the payload differs from the block's previous one
+    // of its kind in word 0 alone (an API call in a loop: its end time), in line, with no call.
+    inline __attribute__((always_inline)) void addPayloadRecord(uint32_t kind, uint64_t time,
+                                                                std::string_view s);
     // Marker words written in the caller's loop: openWords() returns where up to `most` words
     // go (in the open run, or a new one), closeWords() takes the end of those written and the
     // time of the last one. Only words of defined slots (definedSlots(), a bit per slot).
@@ -305,6 +340,37 @@ void BlockPacker::add(const RecordView& r) {
         p = string(r.str2, m_recent[2]);
     }
     *start = static_cast<unsigned char>(tag);
+    m_used += static_cast<size_t>(p - start);
+    ++m_records;
+}
+
+void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_view s) {
+    using namespace packed;
+    // As add() reserves: its putPayload writes the mask as one 8-byte store.
+    const size_t most = 1 + 10 + 15 + s.size();
+    if (m_used + most > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + most));
+    unsigned char* const start = m_buf.data() + m_used;
+    unsigned char* p = putVarint(start + 1, zigzag(time - m_lastTime));
+    m_lastTime = time;
+    m_run = kNoRun;
+    Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
+    const size_t words = s.size() / 8;
+    // Up to 63 words: the count and its flag fit one byte.
+    if (last.generation == m_generation && last.size == s.size() && words - 3 <= 60 &&
+        atp::load8(s.data()) != atp::load8(last.data) &&
+        sameAfterFirstWord(s.data(), last.data, s.size())) {
+        *p++ = static_cast<unsigned char>((words << 1) | 1);
+        static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+        const uint64_t firstOnly = 1;  // the mask: word 0 changed
+        std::memcpy(p, &firstOnly, sizeof firstOnly);
+        p += (words + 7) / 8;
+        std::memcpy(p, s.data(), 8);
+        p += 8;
+        last.data = s.data();
+    } else {
+        p = putPayload(p, kind, s);
+    }
+    *start = static_cast<unsigned char>((kind & kKindBits) | kStringBit[0]);
     m_used += static_cast<size_t>(p - start);
     ++m_records;
 }

@@ -369,6 +369,56 @@ TEST(record_PackedBlock, EveryChangedWordIsFoundAndNoOther) {
     }
 }
 
+// The writer packs an API call's record in line (addPayloadRecord) where add() would find only
+// its payload's word 0 changed: the bytes are add()'s, whatever word or byte changed, however
+// long the payload (3 to 64 words: 64 is past the in-line form's count byte), kinds apart, and
+// block after block.
+std::vector<unsigned char> packInLine(BlockPacker& packer, const std::vector<Rec>& records) {
+    packer.begin();
+    for (const Rec& r : records) {
+        packer.addPayloadRecord(static_cast<uint32_t>(r.kind), r.time, r.s0);
+    }
+    return std::vector<unsigned char>(packer.data(), packer.data() + packer.size());
+}
+
+TEST(record_PackedBlock, APayloadPackedInLineIsWhatAddWrites) {
+    BlockPacker packer;
+    size_t inLine = 0;
+    for (size_t words = 3; words <= 64; ++words) {
+        std::vector<Rec> records;
+        uint64_t time = 1000;
+        const auto call = [&](RecordKind kind, std::string payload) {
+            time += 37 + words;
+            records.push_back({time, kind, std::move(payload), "", ""});
+        };
+        const std::string base = payloadOf(words, 7);
+        call(RecordKind::ApiCall, base);
+        for (size_t i = 0; i < words; ++i) {
+            for (size_t byte : {size_t{0}, size_t{3}, size_t{7}}) {
+                std::string next = payloadOf(words, 7, 0, 5000 + time);  // a new end time
+                next[8 * i + byte] = static_cast<char>(next[8 * i + byte] ^ 0x40);
+                call(RecordKind::ApiCall, next);
+                call(RecordKind::ApiCall, payloadOf(words, 7, 0, 6000 + time));
+                ++inLine;
+            }
+            call(RecordKind::DeviceTimes, payloadOf(words, i));  // another kind between
+            call(RecordKind::ApiCall, payloadOf(words, 7, 0, 7000 + time));
+            call(RecordKind::ApiCall, payloadOf(words, 7, 0, 7000 + time));  // nothing changed
+        }
+        call(RecordKind::ApiCall, payloadOf(words + 1, 7));  // another size
+        call(RecordKind::ApiCall, payloadOf(words, 7, 0, 1));
+        const auto bytes = pack(records);
+        // Twice on one packer: the second block knows nothing of the first's payloads.
+        for (int block = 0; block < 2; ++block) {
+            ASSERT_EQ(packInLine(packer, records), bytes) << words << " words, block " << block;
+        }
+        bool damaged = true;
+        EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records) << words;
+        EXPECT_FALSE(damaged);
+    }
+    EXPECT_GT(inLine, 0u);
+}
+
 TEST(record_PackedBlock, ChangedWordsWithoutTheirPayloadAreDamage) {
     const auto apiCallWith = [](std::vector<unsigned char> form) {
         std::vector<unsigned char> bytes = {0x10 | 0x20, 0x00};  // ApiCall with str0, time 0

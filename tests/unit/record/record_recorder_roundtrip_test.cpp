@@ -115,18 +115,34 @@ TEST_P(RecorderModeTest, ApiCallEndTimeIsConverted) {
     std::memcpy(payload.data() + 8, &end, 8);  // a copy of the raw ticks, left as is
     ASSERT_TRUE(rec.append(log, RecordKind::ApiCall, start, payload));
     ASSERT_TRUE(rec.append(log, RecordKind::DeviceTimes, start, payload));
+    // Payloads of three words and more take the writer's in-line path (recorder_writer.cpp):
+    // the second one differs from the first in its end time alone.
+    std::string longer = payload + std::string(24, '\x5a');
+    ASSERT_TRUE(rec.append(log, RecordKind::ApiCall, start, longer));
+    const uint64_t later = end + (end - start);
+    std::memcpy(longer.data(), &later, 8);
+    ASSERT_TRUE(rec.append(log, RecordKind::ApiCall, end, longer));
+    const uint64_t hiLater = hi + (hi - lo) + kTimeToleranceNs;
     Collector c;
     ASSERT_TRUE(stopAndCollect(rec, c));
-    ASSERT_EQ(c.recs.size(), 2u);
-    uint64_t convertedEnd = 0, rawCopy = 0;
-    std::memcpy(&convertedEnd, c.recs[0].s0.data(), 8);
-    std::memcpy(&rawCopy, c.recs[0].s0.data() + 8, 8);
-    EXPECT_EQ(rawCopy, end);
-    EXPECT_GE(convertedEnd, c.recs[0].time + 1000000) << "end less than 1 ms after start";
-    EXPECT_GE(c.recs[0].time + kTimeToleranceNs, lo);
-    EXPECT_LE(convertedEnd, hi + kTimeToleranceNs);
+    ASSERT_EQ(c.recs.size(), 4u);
+    for (size_t i : {0, 2, 3}) {
+        uint64_t convertedEnd = 0, rawCopy = 0;
+        std::memcpy(&convertedEnd, c.recs[i].s0.data(), 8);
+        std::memcpy(&rawCopy, c.recs[i].s0.data() + 8, 8);
+        EXPECT_EQ(rawCopy, end) << i;
+        EXPECT_GE(convertedEnd, c.recs[i].time + 1000000)
+            << i << ": end less than 1 ms after start";
+        EXPECT_GE(c.recs[i].time + kTimeToleranceNs, lo) << i;
+        EXPECT_LE(convertedEnd, (i == 3 ? hiLater : hi) + kTimeToleranceNs) << i;
+        EXPECT_EQ(c.recs[i].s0.substr(16), std::string(c.recs[i].s0.size() - 16, '\x5a')) << i;
+    }
     EXPECT_EQ(c.recs[1].kind, RecordKind::DeviceTimes);
     EXPECT_EQ(c.recs[1].s0, payload) << "a DeviceTimes payload is not converted";
+    uint64_t end2 = 0, end3 = 0;
+    std::memcpy(&end2, c.recs[2].s0.data(), 8);
+    std::memcpy(&end3, c.recs[3].s0.data(), 8);
+    EXPECT_GE(end3, end2 + 1000000) << "the second end time is 2 ms after the first";
 }
 
 // reserve()/commitReserved() write a payload in place: the same record as append() would
