@@ -64,6 +64,7 @@ inline constexpr uint32_t kCallSiteBytes = 16;
 // A decoded view of an ApiCall payload (views into the record bytes).
 struct ApiCallView {
     ApiCallHead head{};
+    std::string_view payload;             // the whole payload decoded (decodeApiCall)
     const unsigned char* args = nullptr;  // argCount x uint64_t, unaligned-safe via arg()
     const unsigned char* captures = nullptr;
     size_t captureBytes = 0;
@@ -103,6 +104,7 @@ inline bool decodeApiCall(std::string_view payload, ApiCallView& out) {
     out.args = p + sizeof(ApiCallHead);
     out.captures = out.args + argBytes;
     out.captureBytes = payload.size() - sizeof(ApiCallHead) - argBytes;
+    out.payload = payload;
     return true;
 }
 

@@ -8,13 +8,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 
+#include "api/hsa_api.h"
 #include "atp/format/atp_header.h"
 #include "atp/format/decimal.h"
-#include "api/hsa_api.h"
-#include "atp/write/hsa_api_line.h"
 #include "atp/format/perfmarker_section.h"
+#include "atp/write/api_line_memo.h"
+#include "atp/write/hsa_api_line.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -312,9 +314,18 @@ bool HsaTraceBuilder::hasDispatches() const { return !m_impl->dispatches.empty()
 bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) {
     Impl& m = *m_impl;
     std::string why;
+    // A line is of the call's payload and the agents' names, which prepare() has read.
+    auto lines = std::make_unique<ApiLineMemo>();
     return m.writeSection(SectionKind::HsaApiTrace, sink, error,
                           [&](const record::ApiCallView& c, uint64_t, std::string& text) {
-                              if (!appendHsaApiLine(c, m.agents, text, why)) {
+                              if (lines->append(c, 1, text)) {
+                                  text += '\n';
+                                  return;
+                              }
+                              const size_t at = text.size();
+                              if (appendHsaApiLine(c, m.agents, text, why)) {
+                                  lines->keep(c, 1, {text.data() + at, text.size() - at});
+                              } else {
                                   // A call the catalogue does not know: its name, no
                                   // parameters (docs/format.md#hsa-api-trace).
                                   text += hsaCallName(c);

@@ -13,6 +13,7 @@
 #include "atp/format/atp_header.h"
 #include "atp/format/perfmarker_section.h"
 #include "atp/format/timestamp_fields.h"
+#include "atp/write/api_line_memo.h"
 
 namespace perfmarker::atp {
 namespace {
@@ -286,6 +287,7 @@ struct OclTraceBuilder::Impl {
     OclTraceStats stats;
     OclTimestampLine scratch;  // reused per line so its strings keep their capacity
     DecimalFieldWriter timeDigits;  // timestamps of a section share their high digits
+    ApiLineMemo apiLines;           // the API lines of repeated calls
 };
 
 bool OclTraceBuilder::Impl::replayLines(ThreadEntry& thread, const RecordVisit& other,
@@ -442,9 +444,16 @@ bool OclTraceBuilder::Impl::writeSection(
 }
 
 void OclTraceBuilder::Impl::apiLine(const Line& line, std::string& out) {
+    const bool memo = formatter.apiLineIsOfPayload();
+    if (memo && apiLines.append(*line.call, line.count, out)) {
+        out.push_back('\n');
+        return;
+    }
     std::string error;
     const size_t at = out.size();
-    if (!formatter.apiLine(*line.call, line.count, out, error)) {
+    if (formatter.apiLine(*line.call, line.count, out, error)) {
+        if (memo) apiLines.keep(*line.call, line.count, {out.data() + at, out.size() - at});
+    } else {
         // Keep the line so the two sections stay paired; say why it has no parameters.
         out.resize(at);
         ++stats.unformattedLines;

@@ -46,8 +46,10 @@ struct Built {
 };
 
 // Builds both sections, then reads them back with the .atp reader (which checks pairing).
-Built build(const std::vector<Thread>& threads, OclTraceOptions options = {}) {
-    FakeFormatter formatter;
+Built build(const std::vector<Thread>& threads, OclTraceOptions options = {},
+            const OclFormatter* given = nullptr) {
+    FakeFormatter fake;
+    const OclFormatter& formatter = given != nullptr ? *given : fake;
     OclTraceBuilder builder(formatter, options);
     for (const Thread& t : threads) builder.addThread(t.tid, memoryReplay(t.records));
     Built out;
@@ -225,6 +227,80 @@ TEST(OclTraceBuilder, CollapsesConsecutiveIdenticalEventQueries) {
     ASSERT_TRUE(reference::parseApiLine(api[0], parsed, error)) << error;
     EXPECT_EQ(parsed.comment, "5 consecutive calls");
     EXPECT_EQ(parsed.params.size(), 5u);
+}
+
+// The fake formatter's lines, counted, from a formatter that says its line is a function of
+// the payload (all but the end time and the enqueue id) and the count.
+class CountingFormatter final : public OclFormatter {
+public:
+    std::string_view apiName(const record::ApiCallView& call) const override {
+        return m_fake.apiName(call);
+    }
+    int apiType(const record::ApiCallView& call) const override { return m_fake.apiType(call); }
+    bool isSuccessfulEnqueue(const record::ApiCallView& call) const override {
+        return m_fake.isSuccessfulEnqueue(call);
+    }
+    bool apiLine(const record::ApiCallView& call, uint32_t count, std::string& line,
+                 std::string& error) const override {
+        ++lines;
+        return m_fake.apiLine(call, count, line, error);
+    }
+    bool apiLineIsOfPayload() const override { return true; }
+    bool enqueueInfo(const record::ApiCallView& call, OclEnqueueInfo& info,
+                     std::string& error) const override {
+        return m_fake.enqueueInfo(call, info, error);
+    }
+    std::string commandTypeName(uint32_t commandType) const override {
+        return m_fake.commandTypeName(commandType);
+    }
+    std::string handleString(uint64_t handle) const override { return m_fake.handleString(handle); }
+    mutable int lines = 0;
+
+private:
+    FakeFormatter m_fake;
+};
+
+// A repeated call's API line is formatted once (src/atp/write/api_line_memo.h): the same text
+// as each line formatted, a call that differs in any argument, result, capture or count of
+// collapsed calls formatted anew, and a line that fails to format failing each time.
+TEST(OclTraceBuilder, RepeatedCallsAreFormattedOnce) {
+    std::vector<Rec> loop = gpuObjects();
+    uint64_t t = 1000;
+    const auto call = [&](uint32_t api, std::vector<uint64_t> args, uint64_t ret = 0,
+                          uint64_t enqueueId = 0, std::vector<Capture> captures = {}) {
+        loop.push_back(
+            apiCall(t, t + 5 + t % 7, api, std::move(args), ret, enqueueId, std::move(captures)));
+        t += 20;
+    };
+    for (uint64_t i = 0; i < 40; ++i) {
+        call(kNdrange, {kQueue, kKernel, 16, 0}, 0, 100 + i);  // one line: the ids differ
+        if (i % 10 == 9) call(kFinish, {kQueue});
+    }
+    call(kNdrange, {kQueue, kKernel, 32, 0}, 0, 200);  // an argument
+    call(kNdrange, {kQueue, kKernel, 16, 0}, -5, 0);   // the result
+    call(kNdrange, {kQueue, kKernel, 16, 0}, 0, 201);  // as the loop's
+    call(999, {kQueue});                               // fails to format,
+    call(999, {kQueue});                               // each time
+    const auto bytes = [](std::string b) {
+        return std::vector<Capture>{Capture{0, record::CaptureEncoding::Bytes, std::move(b)}};
+    };
+    call(kFinish, {kQueue}, 0, 0, bytes("abc"));  // a capture
+    call(kFinish, {kQueue}, 0, 0, bytes("abd"));  // its last byte
+    call(kFinish, {kQueue}, 0, 0, bytes("abc"));
+    const std::vector<Thread> threads = {{5, loop}, {6, pollingThread()}};
+
+    CountingFormatter counting;
+    Built memo = build(threads, {}, &counting);
+    Built each = build(threads);
+    ASSERT_TRUE(memo.ok) << memo.error;
+    ASSERT_TRUE(each.ok) << each.error;
+    EXPECT_EQ(memo.text, each.text);
+    ASSERT_EQ(memo.api()[0].lines.size(), 52u);
+    EXPECT_EQ(memo.stats.unformattedLines, 2u);
+    // Thread 5: the launch, clFinish, the other size, the failed launch, the two failures and
+    // the two captures. Thread 6 (collapsed event queries): its clFinish is thread 5's line;
+    // its queries (5 calls, 2 calls, and two others of one call each) are four.
+    EXPECT_EQ(counting.lines, 8 + 4);
 }
 
 TEST(OclTraceBuilder, CollapsingCanBeTurnedOff) {
