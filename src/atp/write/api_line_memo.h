@@ -1,8 +1,9 @@
-// Recent API lines by their call's payload, for the section writers (docs/performance.md, the
-// merge's API lines). An API line is a function of its record's payload but for the end time and
-// the enqueue id (record/api_record.h, ApiCallHead: the Timestamp section has those) and of its
-// count of collapsed calls. A program's loops repeat their calls' arguments, so a line formatted
-// once is copied the next times. One per section writer.
+// What the section writers make of a call, kept by the call's payload (docs/performance.md, the
+// merge's API lines). An API line, and the fields a timestamp line takes from the arguments, are
+// a function of the record's payload but for the end time and the enqueue id
+// (record/api_record.h, ApiCallHead: the Timestamp section has those) and of the count of
+// collapsed calls. A program's loops repeat their calls' arguments, so what is made of a call
+// once is copied the next times.
 #pragma once
 
 #include <array>
@@ -17,31 +18,31 @@
 namespace perfmarker::atp {
 
 // 2^IndexBits entries by a hash of the key; one entry (0 bits) for the tests of the comparison.
-template <unsigned IndexBits>
-class BasicApiLineMemo {
+template <typename Value, unsigned IndexBits>
+class PayloadMemo {
 public:
-    // Appends the line kept for `call` and `count` to `out`; false when none is kept.
-    bool append(const record::ApiCallView& call, uint32_t count, std::string& out) {
+    // The value kept for `call` and `count`, or null.
+    const Value* find(const record::ApiCallView& call, uint32_t count = 1) const {
         const std::string_view p = call.payload;
-        if (p.size() < kHead) return false;
+        if (p.size() < kHead) return nullptr;
         const Entry& e = m_entries[indexOf(p, count)];
         if (e.count != count || e.key.size() != keySize(p) ||
             std::memcmp(e.key.data(), p.data() + kFrom, kTo - kFrom) != 0 ||
             std::memcmp(e.key.data() + (kTo - kFrom), p.data() + kHead, p.size() - kHead) != 0) {
-            return false;
+            return nullptr;
         }
-        out.append(e.line);
-        return true;
+        return &e.value;
     }
 
-    // Keeps `line` as the line of `call` and `count`, in place of the one its entry held.
-    void keep(const record::ApiCallView& call, uint32_t count, std::string_view line) {
+    // The entry of `call` and `count`, taken from the call it held, for the caller to set; null
+    // when the payload is too short to be kept.
+    Value* keep(const record::ApiCallView& call, uint32_t count = 1) {
         const std::string_view p = call.payload;
-        if (p.size() < kHead) return;
+        if (p.size() < kHead) return nullptr;
         Entry& e = m_entries[indexOf(p, count)];
         e.key.assign(p.data() + kFrom, kTo - kFrom).append(p.data() + kHead, p.size() - kHead);
         e.count = count;
-        e.line.assign(line);
+        return &e.value;
     }
 
 private:
@@ -53,11 +54,11 @@ private:
     static_assert(kFrom == 8 && kTo == 24 && kHead == 32, "the head's words in memory order");
     static size_t keySize(std::string_view p) { return (kTo - kFrom) + (p.size() - kHead); }
 
-    // Count 0 is no line: every line has at least its own call.
+    // Count 0 is no call: every line has at least its own.
     struct Entry {
         std::string key;
         uint32_t count = 0;
-        std::string line;
+        Value value{};
     };
 
     static uint64_t mix(uint64_t h, const char* p) {
@@ -85,7 +86,7 @@ private:
     std::array<Entry, size_t{1} << IndexBits> m_entries;
 };
 
-// 256 entries: a loop's distinct calls, several times over.
-using ApiLineMemo = BasicApiLineMemo<8>;
+// API lines: 256, a loop's distinct calls several times over.
+using ApiLineMemo = PayloadMemo<std::string, 8>;
 
 }  // namespace perfmarker::atp

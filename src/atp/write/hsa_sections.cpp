@@ -318,13 +318,13 @@ bool HsaTraceBuilder::writeApiSection(const TextSink& sink, std::string& error) 
     auto lines = std::make_unique<ApiLineMemo>();
     return m.writeSection(SectionKind::HsaApiTrace, sink, error,
                           [&](const record::ApiCallView& c, uint64_t, std::string& text) {
-                              if (lines->append(c, 1, text)) {
-                                  text += '\n';
+                              if (const std::string* kept = lines->find(c)) {
+                                  text.append(*kept).push_back('\n');
                                   return;
                               }
                               const size_t at = text.size();
                               if (appendHsaApiLine(c, m.agents, text, why)) {
-                                  lines->keep(c, 1, {text.data() + at, text.size() - at});
+                                  if (std::string* kept = lines->keep(c)) kept->assign(text, at);
                               } else {
                                   // A call the catalogue does not know: its name, no
                                   // parameters (docs/format.md#hsa-api-trace).

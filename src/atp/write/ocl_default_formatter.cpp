@@ -39,7 +39,7 @@ public:
         return appendOclApiLine(call, line, error, options);
     }
 
-    bool apiLineIsOfPayload() const override { return true; }
+    bool linesAreOfPayload() const override { return true; }
 
     bool enqueueInfo(const record::ApiCallView& call, OclEnqueueInfo& info,
                      std::string& error) const override {

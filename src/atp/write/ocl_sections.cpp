@@ -14,9 +14,12 @@
 #include "atp/format/perfmarker_section.h"
 #include "atp/format/timestamp_fields.h"
 #include "atp/write/api_line_memo.h"
+#include "atp/write/ocl_enqueue_fields.h"
 
 namespace perfmarker::atp {
 namespace {
+
+using namespace ocl_fields;
 
 using record::ApiCallView;
 using record::DeviceTimesPayload;
@@ -25,113 +28,12 @@ using record::ObjectType;
 using record::RecordKind;
 using record::RecordView;
 
-constexpr uint64_t kClDeviceTypeCpu = uint64_t{1} << 1;
-constexpr std::string_view kEventInfoApi = "clGetEventInfo";
-constexpr std::string_view kUnknownDevice = "Unknown_Device";
-constexpr std::string_view kUnknownKernel = "Unknown_Kernel";
-
-// cl_command_type of each enqueue API, for commands whose device times (which carry the type
-// the runtime reported) are missing. The AMD SVM variants map like the core APIs.
-constexpr std::array<std::pair<std::string_view, uint32_t>, 31> kCommandTypeByApi = {{
-    {"clEnqueueNDRangeKernel", 0x11F0},
-    {"clEnqueueTask", 0x11F1},
-    {"clEnqueueNativeKernel", 0x11F2},
-    {"clEnqueueReadBuffer", 0x11F3},
-    {"clEnqueueWriteBuffer", 0x11F4},
-    {"clEnqueueCopyBuffer", 0x11F5},
-    {"clEnqueueReadImage", 0x11F6},
-    {"clEnqueueWriteImage", 0x11F7},
-    {"clEnqueueCopyImage", 0x11F8},
-    {"clEnqueueCopyImageToBuffer", 0x11F9},
-    {"clEnqueueCopyBufferToImage", 0x11FA},
-    {"clEnqueueMapBuffer", 0x11FB},
-    {"clEnqueueMapImage", 0x11FC},
-    {"clEnqueueUnmapMemObject", 0x11FD},
-    {"clEnqueueMarker", 0x11FE},
-    {"clEnqueueMarkerWithWaitList", 0x11FE},
-    {"clEnqueueAcquireGLObjects", 0x11FF},
-    {"clEnqueueReleaseGLObjects", 0x1200},
-    {"clEnqueueReadBufferRect", 0x1201},
-    {"clEnqueueWriteBufferRect", 0x1202},
-    {"clEnqueueCopyBufferRect", 0x1203},
-    {"clEnqueueBarrierWithWaitList", 0x1205},
-    {"clEnqueueMigrateMemObjects", 0x1206},
-    {"clEnqueueFillBuffer", 0x1207},
-    {"clEnqueueFillImage", 0x1208},
-    {"clEnqueueSVMFree", 0x1209},
-    {"clEnqueueSVMMemcpy", 0x120A},
-    {"clEnqueueSVMMemFill", 0x120B},
-    {"clEnqueueSVMMap", 0x120C},
-    {"clEnqueueSVMUnmap", 0x120D},
-    {"clEnqueueSVMMigrateMem", 0x120E},
-}};
-
-uint32_t commandTypeOfApi(std::string_view name) {
-    if (name.size() > 3 && name.substr(name.size() - 3) == "AMD") name.remove_suffix(3);
-    for (const auto& [api, type] : kCommandTypeByApi) {
-        if (api == name) return type;
-    }
-    return 0;
-}
-
-// A token of the timestamp line: whitespace would split it, an empty one would shift fields.
-std::string oneToken(std::string_view text, std::string_view ifEmpty) {
-    std::string out;
-    for (const char c : text) {
-        const bool space =
-            c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-        out.push_back(space ? '_' : c);
-    }
-    if (out.empty()) out.assign(ifEmpty);
-    return out;
-}
-
 template <typename T>
 bool readPayload(std::string_view bytes, T& out) {
     if (bytes.size() < sizeof out) return false;
     std::memcpy(&out, bytes.data(), sizeof out);
     return true;
 }
-
-// Objects by handle. A handle can be reused after a release, so every sighting is kept and a
-// lookup takes the one seen last before the call.
-class ObjectTable {
-public:
-    struct Entry {
-        uint64_t time = 0;
-        ObjectInfoPayload info{};
-        std::string name;
-    };
-
-    void add(uint64_t time, const ObjectInfoPayload& info, std::string_view name) {
-        const size_t type = info.type;
-        if (type >= m_byType.size()) return;
-        m_byType[type][info.handle].push_back(Entry{time, info, std::string(name)});
-    }
-
-    // Sightings come from all threads in thread order: sort each handle's by time once.
-    void finish() {
-        for (auto& table : m_byType) {
-            for (auto& [handle, entries] : table) {
-                std::stable_sort(entries.begin(), entries.end(),
-                                 [](const Entry& a, const Entry& b) { return a.time < b.time; });
-            }
-        }
-    }
-
-    const Entry* find(ObjectType type, uint64_t handle, uint64_t time) const {
-        const auto& table = m_byType[static_cast<size_t>(type)];
-        const auto it = table.find(handle);
-        if (handle == 0 || it == table.end() || it->second.empty()) return nullptr;
-        const auto& entries = it->second;
-        auto later = std::upper_bound(entries.begin(), entries.end(), time,
-                                      [](uint64_t t, const Entry& e) { return t < e.time; });
-        return later == entries.begin() ? &entries.front() : &*(later - 1);
-    }
-
-private:
-    std::array<std::unordered_map<uint64_t, std::vector<Entry>>, 5> m_byType;  // by ObjectType
-};
 
 // One output line: a call, or a run of identical clGetEventInfo calls folded into its first.
 struct Line {
@@ -268,6 +170,7 @@ struct OclTraceBuilder::Impl {
     }
     void collectObject(const RecordView& record);
     void noteEnqueue(const Line& line);
+    const EnqueueOfCall& enqueueOf(const Line& line);
     void computeOffsets();
     bool applyLimit(std::string& error);
     bool writeSection(SectionKind kind, const TextSink& sink, std::string& error,
@@ -275,7 +178,7 @@ struct OclTraceBuilder::Impl {
     void apiLine(const Line& line, std::string& out);
     void timestampLine(const Line& line, std::string& out);
     void fillEnqueue(const Line& line, OclTimestampLine& t);
-    void fillObjects(uint64_t queue, uint64_t time, OclTimestampLine& t, uint64_t& device);
+    void fillObjects(const EnqueueOfCall& e, uint64_t time, OclTimestampLine& t, uint64_t& device);
 
     const OclFormatter& formatter;
     OclTraceOptions options;
@@ -288,6 +191,9 @@ struct OclTraceBuilder::Impl {
     OclTimestampLine scratch;  // reused per line so its strings keep their capacity
     DecimalFieldWriter timeDigits;  // timestamps of a section share their high digits
     ApiLineMemo apiLines;           // the API lines of repeated calls
+    PayloadMemo<EnqueueOfCall, 6> enqueues;  // their enqueue fields
+    EnqueueOfCall enqueue;                   // when the formatter's are not of the payload
+    NamedLast named;                         // of `scratch`
 };
 
 bool OclTraceBuilder::Impl::replayLines(ThreadEntry& thread, const RecordVisit& other,
@@ -338,10 +244,28 @@ void OclTraceBuilder::Impl::collectObject(const RecordView& record) {
 void OclTraceBuilder::Impl::noteEnqueue(const Line& line) {
     const ApiCallView& call = *line.call;
     if (call.head.enqueueId == 0 || !formatter.isSuccessfulEnqueue(call)) return;
-    OclEnqueueInfo info;
-    std::string ignored;
-    const uint64_t queue = formatter.enqueueInfo(call, info, ignored) ? info.queue : call.arg(0);
+    const uint64_t queue = enqueueOf(line).info.queue;
     samples.push_back(EnqueueSample{queue, line.start, line.end, call.head.enqueueId});
+}
+
+const EnqueueOfCall& OclTraceBuilder::Impl::enqueueOf(const Line& line) {
+    const ApiCallView& call = *line.call;
+    const bool memo = formatter.linesAreOfPayload();
+    if (const EnqueueOfCall* kept = memo ? enqueues.find(call) : nullptr) return *kept;
+    EnqueueOfCall* e = memo ? enqueues.keep(call) : nullptr;
+    if (e == nullptr) e = &enqueue;
+    std::string ignored;
+    if (!formatter.enqueueInfo(call, e->info, ignored)) {
+        e->info = OclEnqueueInfo{};
+        e->info.queue = call.arg(0);
+    }
+    e->apiCommandType = commandTypeOfApi(line.name);
+    e->queueHandle = formatter.handleString(e->info.queue);
+    e->kernelHandle = formatter.handleString(e->info.kernel);
+    const OclEnqueueInfo& info = e->info;
+    e->globalSize = info.globalSize.empty() ? "{NULL}" : oneToken(info.globalSize, "{NULL}");
+    e->localSize = info.localSize.empty() ? "{NULL}" : oneToken(info.localSize, "{NULL}");
+    return *e;
 }
 
 void OclTraceBuilder::Impl::computeOffsets() {
@@ -444,15 +368,17 @@ bool OclTraceBuilder::Impl::writeSection(
 }
 
 void OclTraceBuilder::Impl::apiLine(const Line& line, std::string& out) {
-    const bool memo = formatter.apiLineIsOfPayload();
-    if (memo && apiLines.append(*line.call, line.count, out)) {
-        out.push_back('\n');
+    const bool memo = formatter.linesAreOfPayload();
+    if (const std::string* kept = memo ? apiLines.find(*line.call, line.count) : nullptr) {
+        out.append(*kept).push_back('\n');
         return;
     }
     std::string error;
     const size_t at = out.size();
     if (formatter.apiLine(*line.call, line.count, out, error)) {
-        if (memo) apiLines.keep(*line.call, line.count, {out.data() + at, out.size() - at});
+        if (std::string* kept = memo ? apiLines.keep(*line.call, line.count) : nullptr) {
+            kept->assign(out, at);
+        }
     } else {
         // Keep the line so the two sections stay paired; say why it has no parameters.
         out.resize(at);
@@ -479,8 +405,9 @@ void OclTraceBuilder::Impl::timestampLine(const Line& line, std::string& out) {
     appendOclTimestampLine(out, t, timeDigits);
 }
 
-void OclTraceBuilder::Impl::fillObjects(uint64_t queue, uint64_t time, OclTimestampLine& t,
+void OclTraceBuilder::Impl::fillObjects(const EnqueueOfCall& e, uint64_t time, OclTimestampLine& t,
                                         uint64_t& device) {
+    const uint64_t queue = e.info.queue;
     const auto* q = objects.find(ObjectType::Queue, queue, time);
     const uint64_t context = q != nullptr ? q->info.parent : 0;
     device = q != nullptr ? q->info.device : 0;
@@ -488,33 +415,40 @@ void OclTraceBuilder::Impl::fillObjects(uint64_t queue, uint64_t time, OclTimest
     const auto* d = objects.find(ObjectType::Device, device, time);
     if (q == nullptr || c == nullptr || d == nullptr) ++stats.unknownObjects;
     t.queueId = q != nullptr ? q->info.id : 0;
-    t.queueHandle = formatter.handleString(queue);
+    t.queueHandle = e.queueHandle;
     t.contextId = c != nullptr ? c->info.id : 0;
-    t.contextHandle = formatter.handleString(context);
-    if (d != nullptr && (d->info.properties & kClDeviceTypeCpu) != 0) {
-        t.deviceName = "CPU_Device";
-    } else {
-        t.deviceName = oneToken(d != nullptr ? d->name : std::string(), kUnknownDevice);
+    if (!named.hasObjects || context != named.context) {
+        t.contextHandle = formatter.handleString(context);
     }
+    if (!named.hasObjects || d != named.device) {
+        if (d != nullptr && (d->info.properties & kClDeviceTypeCpu) != 0) {
+            t.deviceName = "CPU_Device";
+        } else {
+            t.deviceName = oneToken(d != nullptr ? d->name : std::string(), kUnknownDevice);
+        }
+    }
+    named.hasObjects = true;
+    named.context = context;
+    named.device = d;
 }
 
 void OclTraceBuilder::Impl::fillEnqueue(const Line& line, OclTimestampLine& t) {
     const ApiCallView& call = *line.call;
     ++stats.enqueueLines;
-    OclEnqueueInfo info;
-    std::string ignored;
-    if (!formatter.enqueueInfo(call, info, ignored)) {
-        info = OclEnqueueInfo{};
-        info.queue = call.arg(0);
-    }
+    const EnqueueOfCall& e = enqueueOf(line);
+    const OclEnqueueInfo& info = e.info;
     const auto times =
         call.head.enqueueId != 0 ? deviceTimes.find(call.head.enqueueId) : deviceTimes.end();
     const bool known = times != deviceTimes.end();
-    t.commandType = known && times->second.commandType != 0 ? times->second.commandType
-                                                            : commandTypeOfApi(line.name);
-    t.commandName = formatter.commandTypeName(t.commandType);
+    t.commandType =
+        known && times->second.commandType != 0 ? times->second.commandType : e.apiCommandType;
+    if (!named.hasCommand || t.commandType != named.commandType) {
+        t.commandName = formatter.commandTypeName(t.commandType);
+    }
+    named.hasCommand = true;
+    named.commandType = t.commandType;
     uint64_t device = 0;
-    fillObjects(info.queue, line.start, t, device);
+    fillObjects(e, line.start, t, device);
 
     uint64_t dev[4] = {0, 0, 0, 0};
     uint64_t host[4] = {0, 0, 0, 0};
@@ -533,14 +467,19 @@ void OclTraceBuilder::Impl::fillEnqueue(const Line& line, OclTimestampLine& t) {
 
     if (t.commandType == kClCommandNdrangeKernel || t.commandType == kClCommandTask) {
         t.tail = OclTimestampLine::Tail::Kernel;
-        t.kernelHandle = formatter.handleString(info.kernel);
+        t.kernelHandle = e.kernelHandle;
         const auto* kernel = objects.find(ObjectType::Kernel, info.kernel, line.start);
-        t.kernelName = oneToken(kernel != nullptr ? kernel->name : std::string(), kUnknownKernel);
-        t.globalSize = info.globalSize.empty() ? "{NULL}" : oneToken(info.globalSize, "{NULL}");
-        t.localSize = info.localSize.empty() ? "{NULL}" : oneToken(info.localSize, "{NULL}");
+        if (!named.hasKernel || kernel != named.kernel) {
+            t.kernelName =
+                oneToken(kernel != nullptr ? kernel->name : std::string(), kUnknownKernel);
+        }
+        named.hasKernel = true;
+        named.kernel = kernel;
+        t.globalSize = e.globalSize;
+        t.localSize = e.localSize;
     } else if (t.commandType == kClCommandNativeKernel) {
         t.tail = OclTimestampLine::Tail::NativeKernel;
-        t.kernelHandle = formatter.handleString(info.kernel);
+        t.kernelHandle = e.kernelHandle;
     } else if (oclCommandHasDataSize(t.commandType) && info.hasDataSize) {
         t.tail = OclTimestampLine::Tail::DataSize;
         t.dataSize = info.dataSize;
@@ -608,6 +547,7 @@ bool OclTraceBuilder::writeTimestampSection(const TextSink& sink, std::string& e
     Impl& m = *m_impl;
     m.stats.enqueueLines = m.stats.missingDeviceTimes = 0;
     m.stats.clampedDeviceTimes = m.stats.unknownObjects = 0;
+    m.named = NamedLast{};  // what this section writes is made by its own lines
     return m.writeSection(SectionKind::OclTimestamp, sink, error,
                           [&m](const Line& line, std::string& out) { m.timestampLine(line, out); });
 }

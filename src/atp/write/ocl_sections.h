@@ -42,9 +42,11 @@ public:
     // calls*/". On failure the caller cuts `line` back to its size before the call.
     virtual bool apiLine(const record::ApiCallView& call, uint32_t consecutiveCalls,
                          std::string& line, std::string& error) const = 0;
-    // True when apiLine() depends on nothing but the call's payload, its end time and enqueue
-    // id aside, and the count: the builder then formats a repeated call once (api_line_memo.h).
-    virtual bool apiLineIsOfPayload() const { return false; }
+    // True when apiLine() and enqueueInfo() depend on nothing but the call's payload, its end
+    // time and enqueue id aside (and apiLine() on the count): the builder then makes them once
+    // for a repeated call (api_line_memo.h). handleString() and commandTypeName() are always
+    // taken as functions of their argument.
+    virtual bool linesAreOfPayload() const { return false; }
     virtual bool enqueueInfo(const record::ApiCallView& call, OclEnqueueInfo& info,
                              std::string& error) const = 0;
     virtual std::string commandTypeName(uint32_t commandType) const = 0;

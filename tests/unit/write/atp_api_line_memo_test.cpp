@@ -43,25 +43,31 @@ ApiCallView viewOf(const std::string& payload) {
 
 template <typename Memo>
 bool found(Memo& memo, const std::string& payload, uint32_t count, std::string& out) {
-    out.clear();
-    return memo.append(viewOf(payload), count, out);
+    const std::string* line = memo.find(viewOf(payload), count);
+    out = line != nullptr ? *line : std::string();
+    return line != nullptr;
+}
+
+template <typename Memo>
+void keep(Memo& memo, const std::string& payload, uint32_t count, const std::string& line) {
+    std::string* kept = memo.keep(viewOf(payload), count);
+    ASSERT_NE(kept, nullptr);
+    *kept = line;
 }
 
 TEST(ApiLineMemo, ACallLikeTheKeptOneButForItsTimesHasItsLine) {
     ApiLineMemo memo;
-    std::string out = "before ";
-    EXPECT_FALSE(memo.append(viewOf(payloadOf(100, 1)), 1, out));
-    EXPECT_EQ(out, "before ");
-    memo.keep(viewOf(payloadOf(100, 1)), 1, "CL_SUCCESS = clCall ( 0x5000;7;\"hello world\" )");
-    EXPECT_TRUE(memo.append(viewOf(payloadOf(900, 2)), 1, out));
-    EXPECT_EQ(out, "before CL_SUCCESS = clCall ( 0x5000;7;\"hello world\" )");
+    std::string out;
+    EXPECT_FALSE(found(memo, payloadOf(100, 1), 1, out));
+    keep(memo, payloadOf(100, 1), 1, "CL_SUCCESS = clCall ( 0x5000;7;\"hello world\" )");
+    EXPECT_TRUE(found(memo, payloadOf(900, 2), 1, out));
+    EXPECT_EQ(out, "CL_SUCCESS = clCall ( 0x5000;7;\"hello world\" )");
 }
 
 TEST(ApiLineMemo, AnyOtherByteSizeOrCountIsAnotherCall) {
-    BasicApiLineMemo<0> memo;
+    PayloadMemo<std::string, 0> memo;
     const std::string kept = payloadOf(100, 1);
-    memo.keep(viewOf(kept), 1, "kept");
-    std::string out;
+    keep(memo, kept, 1, "kept");
     // Every byte but those of the end time (0-7) and the enqueue id (24-31), each of its values.
     for (size_t at = 8; at < kept.size(); ++at) {
         if (at >= 24 && at < 32) continue;
@@ -70,10 +76,10 @@ TEST(ApiLineMemo, AnyOtherByteSizeOrCountIsAnotherCall) {
             other[at] = static_cast<char>(other[at] ^ flip);
             ApiCallView v;
             if (!record::decodeApiCall(other, v)) continue;  // an argument count past the end
-            out.clear();
-            ASSERT_FALSE(memo.append(v, 1, out)) << "byte " << at << " ^ " << flip;
+            ASSERT_EQ(memo.find(v, 1), nullptr) << "byte " << at << " ^ " << flip;
         }
     }
+    std::string out;
     for (uint32_t count = 2; count < 100; ++count) {
         ASSERT_FALSE(found(memo, kept, count, out)) << count;
     }
@@ -90,7 +96,7 @@ TEST(ApiLineMemo, ALaterCallTakesTheEntryOfAnEarlierOne) {
     for (uint64_t i = 0; i < 3000; ++i) {
         std::string p = payloadOf(100 + i, i);
         std::memcpy(&p[40], &i, 8);  // argument 1
-        memo.keep(viewOf(p), 1, "line " + std::to_string(i));
+        keep(memo, p, 1, "line " + std::to_string(i));
         ASSERT_TRUE(found(memo, p, 1, out)) << i;
         ASSERT_EQ(out, "line " + std::to_string(i));
     }
@@ -100,10 +106,8 @@ TEST(ApiLineMemo, APayloadShorterThanAHeadIsNeverKept) {
     ApiLineMemo memo;
     ApiCallView v;
     v.payload = std::string_view("short", 5);
-    memo.keep(v, 1, "line");
-    std::string out;
-    EXPECT_FALSE(memo.append(v, 1, out));
-    EXPECT_TRUE(out.empty());
+    EXPECT_EQ(memo.keep(v, 1), nullptr);
+    EXPECT_EQ(memo.find(v, 1), nullptr);
 }
 
 }  // namespace

@@ -245,7 +245,7 @@ public:
         ++lines;
         return m_fake.apiLine(call, count, line, error);
     }
-    bool apiLineIsOfPayload() const override { return true; }
+    bool linesAreOfPayload() const override { return true; }
     bool enqueueInfo(const record::ApiCallView& call, OclEnqueueInfo& info,
                      std::string& error) const override {
         return m_fake.enqueueInfo(call, info, error);
