@@ -1,9 +1,9 @@
-// What the section writers make of a call, kept by the call's payload (docs/performance.md, the
-// merge's API lines). An API line, and the fields a timestamp line takes from the arguments, are
-// a function of the record's payload but for the end time and the enqueue id
-// (record/api_record.h, ApiCallHead: the Timestamp section has those) and of the count of
-// collapsed calls. A program's loops repeat their calls' arguments, so what is made of a call
-// once is copied the next times.
+// What the section writers make of a call, kept by the call's payload (docs/architecture.md,
+// merging; the figures in docs/performance.md). An API line, and the fields a timestamp line
+// takes from the arguments, are a function of the record's payload but for the end time and the
+// enqueue id (record/api_record.h, ApiCallHead: the Timestamp section has those) and of the
+// count of collapsed calls. A program's loops repeat their calls' arguments, so what is made of a
+// call once is copied the next times.
 #pragma once
 
 #include <array>
