@@ -25,14 +25,18 @@
 // /dev/shm (or /tmp). The benchmarks run in a child process, so that its exit (the layer's exit
 // merge included) is over before the parent removes that directory: the layer merges from an
 // ELF destructor, which runs after the program's own. The query is CL_PLATFORM_NAME into a 64-byte
-// buffer: a call with a captured string result (the param_value capture path).
+// buffer: a call with a captured string result (the param_value capture path). The layer rows
+// count the process's switches of threads per 1,000 calls (`switches_per_1k`): pinned to one
+// core, each wake of the writer is two (docs/architecture.md, the writer).
 #include <CL/cl.h>
 #include <CL/cl_icd.h>
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -134,14 +138,25 @@ void BM_NoLayer(benchmark::State& state) {
     }
 }
 
+// Voluntary and involuntary switches of every thread of the process so far.
+double processSwitches() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_nvcsw + u.ru_nivcsw);
+}
+
 void layerCalls(benchmark::State& state, const Setup& s = setup()) {
     char name[64];
     size_t size = 0;
     const cl_icd_dispatch* layer = s.layer;
+    const double switches = processSwitches();
     for (auto _ : state) {
         benchmark::DoNotOptimize(
             layer->clGetPlatformInfo(setup().platform, CL_PLATFORM_NAME, sizeof name, name, &size));
     }
+    state.counters["switches_per_1k"] =
+        (processSwitches() - switches) * 1000.0 /
+        static_cast<double>(std::max<int64_t>(state.iterations(), 1));
 }
 
 void BM_LayerPaused(benchmark::State& state) {

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <new>
 #include <set>
@@ -224,6 +225,8 @@ bool Recorder::rotate(ThreadLog* log, size_t need) {
         if (notCurrent) log->current.store(nullptr, std::memory_order_release);
         s->full.enqueue(*log->token, log->chunk);
         log->chunk = nullptr;
+        // At the cap (`notCurrent`) the owner waits for the writer to recycle a chunk.
+        s->chunkQueued(notCurrent || s->pool.size_approx() <= kPoolLow);
         return true;
     };
     Chunk* fresh = nullptr;
@@ -312,6 +315,7 @@ void Recorder::threadEnded(const std::shared_ptr<ThreadLog>& log) {
         // The writer retires the log when it has written this chunk, and recycles it then.
         log->chunk->last = true;
         log->state->full.enqueue(*log->token, log->chunk);
+        log->state->chunkQueued(true);  // its chunks go back to the pool at once
         log->chunk = nullptr;
     } else {
         // The writer retires the log at its next flush of all threads.
@@ -346,12 +350,18 @@ void Recorder::writerLoop(SharedState* s) {
     while (!s->stopping.load(std::memory_order_acquire)) {
         auto now = std::chrono::steady_clock::now();
         auto wait = std::chrono::duration_cast<std::chrono::microseconds>(nextTick - now);
-        size_t n =
-            s->full.wait_dequeue_bulk_timed(token, batch, 64, std::max<int64_t>(wait.count(), 0));
+        s->wake.wait(std::max<int64_t>(wait.count(), 0));
+        // Every chunk queued is taken below: the signals of the owners that queued them
+        // meanwhile would only wake the writer again for nothing.
+        s->wake.tryWaitMany(std::numeric_limits<int32_t>::max());
+        s->unwoken.store(0, std::memory_order_relaxed);
         std::lock_guard<std::mutex> lock(s->flushMutex);
+        size_t n = s->full.try_dequeue_bulk(token, batch, 64);
         if (n > 0) {
             s->converter.calibrate();
-            writer.acceptSealed(batch, n);
+            do {
+                writer.acceptSealed(batch, n);
+            } while ((n = s->full.try_dequeue_bulk(token, batch, 64)) > 0);
             writer.topUpPool();
         }
         if (std::chrono::steady_clock::now() >= nextTick) {
@@ -414,7 +424,7 @@ void Recorder::fenceAllThreads() {
 bool Recorder::stop(std::string& error) {
     SharedState* s = m_state.load();
     if (!s->stopping.exchange(true)) {
-        s->full.enqueue(nullptr);  // wake the writer
+        s->wake.signal();
         std::thread writer;
         {
             std::lock_guard<std::mutex> lock(s->registryMutex);

@@ -2,6 +2,7 @@
 // and recorder_writer.cpp (the writer thread): not part of the recorder's interface.
 #pragma once
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,14 +18,19 @@
 
 namespace perfmarker::record {
 
-// The writer waits for sealed chunks without spinning first (the queue's default spins 10,000
-// times): a chunk takes tens of microseconds to fill, so a spin of a few microseconds almost
-// never finds one, and where the writer shares a core with the recording thread (a process
-// pinned to one core) the spin holds the core that would fill it
-// (docs/performance.md#where-the-time-goes).
-struct FullQueueTraits : moodycamel::ConcurrentQueueDefaultTraits {
-    static constexpr int MAX_SEMA_SPINS = 0;
-};
+// Where the process may run on one core only, sealed chunks wake the writer kWakeEvery at a time
+// (docs/architecture.md, the writer): each wake is then two switches of threads. With more cores
+// every chunk wakes it: fewer, longer runs of the writer made two recording threads on two cores
+// wait longer (docs/performance-history.md).
+inline constexpr uint32_t kWakeEvery = 8;
+inline uint32_t wakeEveryForThisProcess() {
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1 ? kWakeEvery : 1;
+}
+// An owner that leaves at most this many chunks in the pool wakes the writer at once, to refill
+// it before the owner has to allocate one.
+inline constexpr size_t kPoolLow = 2;
 
 // Everything a recorder shares between threads. Replaced wholesale in a fork child (the old
 // one may have been mid-update by a thread that does not exist there), never freed while the
@@ -47,7 +53,22 @@ struct SharedState {
     std::thread writer;
     bool writerStarted = false;
 
-    moodycamel::BlockingConcurrentQueue<Chunk*, FullQueueTraits> full;  // sealed chunks
+    moodycamel::ConcurrentQueue<Chunk*> full;  // sealed chunks
+    // The writer waits on it without spinning first (the semaphore's default spins 10,000
+    // times): a chunk takes tens of microseconds to fill, so a spin of a few microseconds
+    // almost never finds one, and where the writer shares a core with the recording thread (a
+    // process pinned to one core) the spin holds the core that would fill it
+    // (docs/performance.md#where-the-time-goes).
+    moodycamel::LightweightSemaphore wake{0, 0};
+    std::atomic<uint32_t> unwoken{0};  // chunks queued since the writer was last woken
+    const uint32_t wakeEvery = wakeEveryForThisProcess();
+    // After a chunk was queued: wakes the writer every `wakeEvery` chunks, or at once (`now`).
+    void chunkQueued(bool now) {
+        if (now || unwoken.fetch_add(1, std::memory_order_relaxed) + 1 >= wakeEvery) {
+            unwoken.store(0, std::memory_order_relaxed);
+            wake.signal();
+        }
+    }
     moodycamel::ConcurrentQueue<Chunk*> pool;          // recycled chunks, writer -> producers
     std::atomic<size_t> allocated{0};
     // Compact records' ticks are relative to this (record_format.h): a little before the

@@ -1,7 +1,6 @@
 // The per-thread recorder: the memory cap, and write failures (a bad fragment directory, a file
 // size limit reached mid-run). Helpers are in record_recorder_support.h.
-#include "record_recorder_support.h"
-
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -14,6 +13,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "record/recorder_state.h"
+#include "record_recorder_support.h"
 
 namespace perfmarker::record {
 namespace {
@@ -76,6 +78,56 @@ TEST(record_Memory, StaysUnderCap) {
     EXPECT_EQ(check.announced, n);
     EXPECT_EQ(check.next, n);
     EXPECT_EQ(check.bad, 0u);
+}
+
+// Pinned to one core, the writer shares it with the recording thread and is woken a few chunks
+// at a time (recorder_state.h, kWakeEvery): an owner at the cap, or leaving the pool nearly
+// empty, still wakes it at once, so the records all arrive, in order, under the cap.
+TEST(record_Memory, OnOneCoreTheWriterWakesAFewChunksAtATime) {
+    cpu_set_t before;
+    ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+    const int cpu = sched_getcpu();
+    ASSERT_GE(cpu, 0);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    EXPECT_EQ(wakeEveryForThisProcess(), kWakeEvery);
+    {
+        TempDir dir;
+        RecorderOptions o = options(FlushMode::Timeout, dir.path(), 64 * 1024);
+        // Room for fewer chunks than kWakeEvery: the owner reaches the cap before it has
+        // sealed enough to wake the writer by their number.
+        o.preallocatedChunks = 2;
+        o.maxMemoryBytes = 5 * (sizeof(Chunk) + o.chunkBytes);
+        static_assert(kWakeEvery > 5);
+        o.intervalMs = 3600000;  // no interval flush: only the chunks' wakes move records
+        Recorder rec(o);
+        ThreadLog* log = rec.threadLog();
+        ASSERT_NE(log, nullptr);
+        const uint64_t n = scaled(1000000, 200000);
+        size_t peak = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+            char s[sizeof i];
+            std::memcpy(s, &i, sizeof i);
+            ASSERT_TRUE(rec.append(log, RecordKind::MarkerBegin, rec.now(), {s, sizeof s}));
+            if ((i & 255) == 0) peak = std::max(peak, rec.allocatedBytes());
+        }
+        EXPECT_GT(n * 32, 3 * o.maxMemoryBytes);
+        // A thread's first chunk may pass the cap by a small one (recorder.cpp, rotate).
+        EXPECT_LE(std::max(peak, rec.allocatedBytes()), o.maxMemoryBytes + 4096);
+        std::string error;
+        ASSERT_TRUE(rec.stop(error)) << error;
+        SequenceChecker check;
+        ASSERT_TRUE(rec.collect(check, error)) << error;
+        EXPECT_EQ(check.announced, n);
+        EXPECT_EQ(check.next, n);
+        EXPECT_EQ(check.bad, 0u);
+    }
+    ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+    if (CPU_COUNT(&before) > 1) {
+        EXPECT_EQ(wakeEveryForThisProcess(), 1u);
+    }
 }
 
 // Cached mode keeps the writer's packed blocks (docs/format.md#fragments): a marker pair with a
