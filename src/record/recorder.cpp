@@ -121,7 +121,7 @@ Recorder::~Recorder() {
     std::set<Chunk*> oversize;
     Chunk* c = nullptr;
     while (s->full.try_dequeue(c)) {
-        if (c != nullptr && c->oversize) oversize.insert(c);
+        if (c->oversize) oversize.insert(c);
     }
     for (auto& log : s->logs) {
         for (Chunk* p : log->writer->pending) {

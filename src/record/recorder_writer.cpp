@@ -79,7 +79,6 @@ size_t RecordWriter::packWords(ThreadLog::WriterSide& w, const unsigned char* p,
 
 void RecordWriter::acceptSealed(Chunk* const* chunks, size_t n) {
     for (size_t i = 0; i < n; ++i) {
-        if (chunks[i] == nullptr) continue;  // wake-up sentinel
         ThreadLog* owner = chunks[i]->owner;
         // The writer thread dequeues outside flushMutex, so a concurrent flushNow() can
         // route a later chunk of the same thread first: keep pending in sequence order.
