@@ -266,6 +266,14 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
     block.begin(sizeof(BlockHeader));
     RecordView r;
     unsigned fill = compact::kSlots;  // none
+    // An API call's end time (its payload's first word), converted in place, never before its
+    // start.
+    const auto convertEnd = [this](unsigned char* field, uint64_t startNs) {
+        uint64_t endTime;
+        std::memcpy(&endTime, field, sizeof endTime);
+        endTime = std::max(m_s.converter.toNs(endTime), startNs);
+        std::memcpy(field, &endTime, sizeof endTime);
+    };
     for (size_t pos = 0, n = 0; pos < bytes; pos += n) {
         uint64_t word;
         std::memcpy(&word, begin + pos, sizeof word);
@@ -313,10 +321,7 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
                 len0 <= bytes - pos - sizeof(RecordHeader)) {
                 const uint64_t time = m_s.converter.toNs(word);
                 unsigned char* const payload = begin + pos + sizeof(RecordHeader);
-                uint64_t endTime;
-                std::memcpy(&endTime, payload, sizeof endTime);
-                endTime = std::max(m_s.converter.toNs(endTime), time);
-                std::memcpy(payload, &endTime, sizeof endTime);
+                convertEnd(payload, time);
                 block.addPayloadRecord(static_cast<uint32_t>(RecordKind::ApiCall), time,
                                        {reinterpret_cast<const char*>(payload), len0});
                 n = sizeof(RecordHeader) + len0;
@@ -343,11 +348,7 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
             w.lastNs = r.time;
         }
         if (recordHasEndTime(static_cast<uint32_t>(r.kind)) && r.str0.size() >= sizeof(uint64_t)) {
-            unsigned char* endField = begin + pos + sizeof(RecordHeader);
-            uint64_t endTime;
-            std::memcpy(&endTime, endField, sizeof endTime);
-            endTime = std::max(m_s.converter.toNs(endTime), r.time);
-            std::memcpy(endField, &endTime, sizeof endTime);
+            convertEnd(begin + pos + sizeof(RecordHeader), r.time);
         }
         block.add(r);
     }
