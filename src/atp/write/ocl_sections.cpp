@@ -157,7 +157,8 @@ struct EnqueueSample {
 // ---- builder -------------------------------------------------------------------------------
 
 struct OclTraceBuilder::Impl {
-    Impl(const OclFormatter& f, OclTraceOptions o) : formatter(f), options(o) {}
+    Impl(const OclFormatter& f, OclTraceOptions o)
+        : formatter(f), options(o), memo(f.linesAreOfPayload()) {}
 
     // Returns false when no more lines are wanted: the rest of the thread's ApiCall records are
     // then passed over without being decoded.
@@ -182,6 +183,7 @@ struct OclTraceBuilder::Impl {
 
     const OclFormatter& formatter;
     OclTraceOptions options;
+    const bool memo;  // the formatter's lines are of the payload: keep them (api_line_memo.h)
     std::vector<ThreadEntry> threads;
     ObjectTable objects;
     std::unordered_map<uint64_t, DeviceTimesPayload> deviceTimes;
@@ -250,7 +252,6 @@ void OclTraceBuilder::Impl::noteEnqueue(const Line& line) {
 
 const EnqueueOfCall& OclTraceBuilder::Impl::enqueueOf(const Line& line) {
     const ApiCallView& call = *line.call;
-    const bool memo = formatter.linesAreOfPayload();
     if (const EnqueueOfCall* kept = memo ? enqueues.find(call) : nullptr) return *kept;
     EnqueueOfCall* e = memo ? enqueues.keep(call) : nullptr;
     if (e == nullptr) e = &enqueue;
@@ -368,7 +369,6 @@ bool OclTraceBuilder::Impl::writeSection(
 }
 
 void OclTraceBuilder::Impl::apiLine(const Line& line, std::string& out) {
-    const bool memo = formatter.linesAreOfPayload();
     if (const std::string* kept = memo ? apiLines.find(*line.call, line.count) : nullptr) {
         out.append(*kept).push_back('\n');
         return;
