@@ -7,6 +7,9 @@
 //                  a second copy of the layer (its own file, so its own state) in its own
 //                  session directory, initialized with the variable set
 //   TwoRdtsc       the floor: two timestamp reads
+//   NoLayerSetKernelArg, LayerTracingSetKernelArg
+//                  clSetKernelArg of a buffer (8 bytes, a captured value), without and through
+//                  the layer: the call the pinned target names (docs/performance.md)
 //
 // How the layer is put in front of the runtime here, and why that is a fair comparison: the
 // loader only loads layers at its first call, once per process, so a process cannot have the
@@ -123,6 +126,37 @@ Setup& symSetup() {
     return s;
 }
 
+// A kernel with one buffer argument, made through the loader (not the layer: its calls are not
+// what is measured). Made at its first use, after setup(), so the other rows do not pay PoCL's
+// compiler.
+struct KernelSetup {
+    cl_kernel kernel = nullptr;
+    cl_mem buffer = nullptr;
+    std::string error;
+};
+
+KernelSetup makeKernelSetup(cl_platform_id platform) {
+    KernelSetup k;
+    cl_device_id device = nullptr;
+    cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr);
+    cl_context context =
+        err == CL_SUCCESS ? clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err) : nullptr;
+    if (context != nullptr) k.buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, nullptr, &err);
+    const char* source = "__kernel void fill(__global int* out) { out[get_global_id(0)] = 1; }";
+    cl_program program = k.buffer != nullptr
+                             ? clCreateProgramWithSource(context, 1, &source, nullptr, &err)
+                             : nullptr;
+    if (program != nullptr) err = clBuildProgram(program, 1, &device, "", nullptr, nullptr);
+    if (program != nullptr && err == CL_SUCCESS) k.kernel = clCreateKernel(program, "fill", &err);
+    if (k.kernel == nullptr) k.error = "cannot make a kernel (OpenCL error " + std::to_string(err) + ")";
+    return k;
+}
+
+KernelSetup& kernelSetup() {
+    static KernelSetup k = makeKernelSetup(setup().platform);
+    return k;
+}
+
 bool ready(benchmark::State& state) {
     if (!setup().error.empty()) state.SkipWithError(setup().error.c_str());
     return setup().error.empty();
@@ -182,6 +216,36 @@ void BM_LayerTracingSym(benchmark::State& state) {
     layerCalls(state, symSetup());
 }
 
+bool kernelReady(benchmark::State& state) {
+    if (!ready(state)) return false;
+    if (!kernelSetup().error.empty()) state.SkipWithError(kernelSetup().error.c_str());
+    return kernelSetup().error.empty();
+}
+
+void BM_NoLayerSetKernelArg(benchmark::State& state) {
+    if (!kernelReady(state)) return;
+    const cl_kernel kernel = kernelSetup().kernel;
+    const cl_mem buffer = kernelSetup().buffer;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(clSetKernelArg(kernel, 0, sizeof buffer, &buffer));
+    }
+}
+
+void BM_LayerTracingSetKernelArg(benchmark::State& state) {
+    if (!kernelReady(state)) return;
+    setup().resume();
+    const cl_icd_dispatch* layer = setup().layer;
+    const cl_kernel kernel = kernelSetup().kernel;
+    const cl_mem buffer = kernelSetup().buffer;
+    const double switches = processSwitches();
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(layer->clSetKernelArg(kernel, 0, sizeof buffer, &buffer));
+    }
+    state.counters["switches_per_1k"] =
+        (processSwitches() - switches) * 1000.0 /
+        static_cast<double>(std::max<int64_t>(state.iterations(), 1));
+}
+
 void BM_TwoRdtsc(benchmark::State& state) {
 #if defined(__x86_64__) || defined(__i386__)
     for (auto _ : state) {
@@ -199,6 +263,8 @@ BENCHMARK(BM_LayerPaused);
 BENCHMARK(BM_LayerTracing)->Iterations(2000000);
 BENCHMARK(BM_LayerTracingSym)->Iterations(2000000);
 BENCHMARK(BM_TwoRdtsc);
+BENCHMARK(BM_NoLayerSetKernelArg);
+BENCHMARK(BM_LayerTracingSetKernelArg)->Iterations(2000000);
 
 }  // namespace
 

@@ -77,6 +77,46 @@ size_t RecordWriter::packWords(ThreadLog::WriterSide& w, const unsigned char* p,
     return pos;
 }
 
+size_t RecordWriter::packApiRun(unsigned char* p, size_t pos, size_t end, uint64_t kindAndLen0) {
+    const size_t len0 = kindAndLen0 >> 32;
+    const size_t stride = sizeof(RecordHeader) + len0;
+    const size_t words = len0 / 8;
+    size_t at = pos + stride;
+    if (words - 3 > 60 || end - at < stride) return at;  // at most 63 words, as in line
+    BlockPacker& block = m_s.packer;
+    const TickConverter::Fast convert = m_s.converter.fast();
+    const auto kind = static_cast<uint32_t>(RecordKind::ApiCall);
+    const auto tag = static_cast<unsigned char>((kind & packed::kKindBits) | packed::kStringBit[0]);
+    unsigned char* out = block.openRecords((end - at) / stride * packed::kMostFirstWordRecord);
+    uint64_t last = block.lastTime();
+    uint32_t records = 0;
+    char* const chunk = reinterpret_cast<char*>(p);
+    for (; end - at >= stride; at += stride) {
+        const char* const h = chunk + at;
+        char* const payload = chunk + at + sizeof(RecordHeader);
+        const uint64_t ticks = atp::load8(h);
+        uint64_t start, endNs;
+        if ((ticks & compact::kTagMask) != 0 || atp::load8(h + 8) != kindAndLen0 ||
+            atp::load8(h + 16) != 0 || !convert.convert(ticks, start) ||
+            !convert.convert(atp::load8(payload), endNs)) {
+            break;
+        }
+        endNs = std::max(endNs, start);
+        const char* const before = payload - stride;  // the previous call's, converted
+        if (endNs == atp::load8(before) || !packed::sameAfterFirstWord(payload, before, len0)) {
+            break;
+        }
+        std::memcpy(payload, &endNs, sizeof endNs);  // converted, as flushSpan stores it
+        *out = tag;
+        out = packed::putFirstWordPayload(packed::putVarint(out + 1, packed::zigzag(start - last)),
+                                          words, endNs);
+        last = start;
+        ++records;
+    }
+    block.closeRecords(out, records, last, kind, chunk + at - stride + sizeof(RecordHeader));
+    return at;
+}
+
 void RecordWriter::acceptSealed(Chunk* const* chunks, size_t n) {
     for (size_t i = 0; i < n; ++i) {
         ThreadLog* owner = chunks[i]->owner;
@@ -324,7 +364,7 @@ void RecordWriter::flushSpan(ThreadLog& log, Chunk& c, uint32_t end) {
                 convertEnd(payload, time);
                 block.addPayloadRecord(static_cast<uint32_t>(RecordKind::ApiCall), time,
                                        {reinterpret_cast<const char*>(payload), len0});
-                n = sizeof(RecordHeader) + len0;
+                n = packApiRun(begin, pos, bytes, kindAndLen0) - pos;
                 continue;
             }
         }

@@ -163,6 +163,20 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
     return p + s.size();
 }
 
+unsigned char* BlockPacker::openRecords(size_t bytes) {
+    if (m_used + bytes > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), m_used + bytes));
+    return m_buf.data() + m_used;
+}
+
+void BlockPacker::closeRecords(unsigned char* end, uint32_t records, uint64_t lastTime,
+                               uint32_t kind, const char* lastPayload) {
+    if (records == 0) return;
+    m_used = static_cast<size_t>(end - m_buf.data());
+    m_records += records;
+    m_lastTime = lastTime;
+    m_payloads[(kind - packed::kFirstAgentKind) & 15].data = lastPayload;
+}
+
 unsigned char* BlockPacker::openWords(size_t most) {
     const size_t need = m_used + 5 + 8 * most;
     if (need > m_buf.size()) m_buf.resize(std::max(2 * m_buf.size(), need));

@@ -120,6 +120,22 @@ inline bool sameAfterFirstWord(const char* a, const char* b, size_t bytes) {
 #endif
 }
 
+// A payload of `words` words (3 to 63) that is the block's previous one of its kind but for
+// word 0, `first`, as add() writes it after the record's time: the count with its flag (one
+// byte), the mask with bit 0 alone set, the word. The mask goes in one 8-byte store: the caller
+// leaves room for it.
+inline unsigned char* putFirstWordPayload(unsigned char* p, size_t words, uint64_t first) {
+    *p++ = static_cast<unsigned char>((words << 1) | 1);
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+    const uint64_t firstOnly = 1;
+    std::memcpy(p, &firstOnly, sizeof firstOnly);
+    p += (words + 7) / 8;
+    std::memcpy(p, &first, sizeof first);
+    return p + sizeof first;
+}
+// The most bytes such a record takes: its tag, a 10-byte time, the count, the mask's store.
+inline constexpr size_t kMostFirstWordRecord = 1 + 10 + 1 + 8 + 8;
+
 // The `size` bytes at p[pos, n) as a string of the block: 1 when whole, 0 when cut short, -1
 // when empty (an empty string or payload is written as none).
 inline int takeBytes(const unsigned char* p, size_t n, size_t& pos, uint64_t size,
@@ -160,6 +176,15 @@ public:
     // Marker words written in the caller's loop: openWords() returns where up to `most` words
     // go (in the open run, or a new one), closeWords() takes the end of those written and the
     // time of the last one. Only words of defined slots (definedSlots(), a bit per slot).
+    // Agent records the caller writes in a loop of its own, each of `kind` with a payload that
+    // is the one before but for word 0 (packed::putFirstWordPayload, after the tag and the
+    // time): openRecords() returns where `bytes` more bytes go, closeRecords() takes their end,
+    // their count, the last one's time and payload. Only after an addPayloadRecord() of that
+    // kind and size, whose payload the first of them follows.
+    uint64_t lastTime() const { return m_lastTime; }
+    unsigned char* openRecords(size_t bytes);
+    void closeRecords(unsigned char* end, uint32_t records, uint64_t lastTime, uint32_t kind,
+                      const char* lastPayload);
     uint32_t definedSlots() const { return m_slotsDefined; }
     unsigned char* openWords(size_t most);
     void closeWords(unsigned char* end, uint64_t lastTime);
@@ -359,13 +384,7 @@ void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_vie
     if (last.generation == m_generation && last.size == s.size() && words - 3 <= 60 &&
         atp::load8(s.data()) != atp::load8(last.data) &&
         sameAfterFirstWord(s.data(), last.data, s.size())) {
-        *p++ = static_cast<unsigned char>((words << 1) | 1);
-        static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
-        const uint64_t firstOnly = 1;  // the mask: word 0 changed
-        std::memcpy(p, &firstOnly, sizeof firstOnly);
-        p += (words + 7) / 8;
-        std::memcpy(p, s.data(), 8);
-        p += 8;
+        p = putFirstWordPayload(p, words, atp::load8(s.data()));
         last.data = s.data();
     } else {
         p = putPayload(p, kind, s);

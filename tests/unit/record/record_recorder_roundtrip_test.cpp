@@ -145,6 +145,89 @@ TEST_P(RecorderModeTest, ApiCallEndTimeIsConverted) {
     EXPECT_GE(end3, end2 + 1000000) << "the second end time is 2 ms after the first";
 }
 
+// The writer packs a run of API calls that differ in their end time alone in one loop
+// (RecordWriter::packApiRun). Runs broken every way it stops for (an equal end time, a word
+// changed in the middle or last, another size, 2 and 64 words, another kind, a marker record,
+// a string after the payload) and an end before the start, across chunks of 4 KB, come back as
+// written: the payload but for the end time, the end time converted, the starts in order.
+TEST_P(RecorderModeTest, RunsOfApiCallsComeBackAsWritten) {
+    TempDir dir;
+    Recorder rec(options(GetParam(), dir.path(), 4096));
+    ThreadLog* log = rec.threadLog();
+    ASSERT_NE(log, nullptr);
+    std::string base(80, '\0');
+    for (size_t b = 8; b < base.size(); ++b) base[b] = static_cast<char>('a' + b % 26);
+    struct Wanted {
+        RecordKind kind;
+        std::string payload;  // word 0 (the end ticks) aside
+        std::string tail;     // str1
+        bool sameEnd;         // the start and end ticks of the ApiCall before
+        bool endFirst;        // end ticks before the start: the end comes back as the start
+    };
+    std::vector<Wanted> wanted;
+    const uint64_t lo = monotonicNs();
+    uint64_t lastStart = 0, lastEnd = 0;
+    for (size_t i = 0; i < 3000; ++i) {
+        Wanted w{RecordKind::ApiCall, base, {}, false, false};
+        const size_t k = i % 50;
+        if (k == 7) w.sameEnd = lastEnd != 0;
+        if (k == 13) w.payload[40] ^= 1;          // a middle word
+        if (k == 21) w.payload.back() ^= 0x40;    // the last word
+        if (k == 25) w.payload.resize(88, 'z');   // another size
+        if (k == 29) w.payload.resize(16);        // two words: never in line
+        if (k == 31) w.payload.resize(512, 'q');  // 64 words: never in line
+        if (k == 37) w.kind = RecordKind::DeviceTimes;
+        if (k == 41) w.tail = "a string after the payload";
+        if (k == 43) w = Wanted{RecordKind::MarkerBegin, "a marker", {}, false, false};
+        if (k == 47) w.endFirst = true;
+        // The call before once more (its start and end), else calls at least 100 ns apart, so
+        // that no two end times convert to the same value.
+        const uint64_t start = w.sameEnd ? lastStart : rec.now();
+        for (const uint64_t t = monotonicNs(); monotonicNs() < t + 100;) {
+        }
+        const uint64_t end = w.sameEnd ? lastEnd : w.endFirst ? start - 1000 : rec.now();
+        std::string payload = w.payload;
+        if (w.kind == RecordKind::ApiCall) {
+            std::memcpy(payload.data(), &end, 8);
+            lastStart = start;
+            lastEnd = end;
+        }
+        ASSERT_TRUE(rec.append(log, w.kind, start, payload, w.tail)) << i;
+        wanted.push_back(std::move(w));
+    }
+    const uint64_t hi = monotonicNs();
+    Collector c;
+    ASSERT_TRUE(stopAndCollect(rec, c));
+    ASSERT_EQ(c.recs.size(), wanted.size());
+    uint64_t previousEnd = 0;
+    for (size_t i = 0; i < wanted.size(); ++i) {
+        const Rec& got = c.recs[i];
+        const Wanted& w = wanted[i];
+        ASSERT_EQ(got.kind, w.kind) << i;
+        EXPECT_EQ(got.s1, w.tail) << i;
+        ASSERT_GE(got.time + kTimeToleranceNs, lo) << i;
+        ASSERT_LE(got.time, hi + kTimeToleranceNs) << i;
+        if (i > 0) ASSERT_GE(got.time, c.recs[i - 1].time) << i << ": a start before the last";
+        if (w.kind != RecordKind::ApiCall) {
+            EXPECT_EQ(got.s0, w.payload) << i;
+            continue;
+        }
+        ASSERT_EQ(got.s0.size(), w.payload.size()) << i;
+        EXPECT_EQ(got.s0.substr(8), w.payload.substr(8)) << i;
+        uint64_t end = 0;
+        std::memcpy(&end, got.s0.data(), 8);
+        EXPECT_GE(end, got.time) << i;
+        EXPECT_LE(end, hi + kTimeToleranceNs) << i;
+        if (w.endFirst) EXPECT_EQ(end, got.time) << i << ": an end before the start";
+        if (w.sameEnd) {
+            EXPECT_EQ(end, previousEnd) << i << ": the end time of the call before";
+        } else {
+            EXPECT_GT(end, previousEnd) << i;
+        }
+        previousEnd = end;
+    }
+}
+
 // reserve()/commitReserved() write a payload in place: the same record as append() would
 // make, across chunk rotations and for payloads larger than a chunk.
 TEST_P(RecorderModeTest, ReservedPayloadsRoundTrip) {
