@@ -207,7 +207,9 @@ TEST_P(RecorderModeTest, RunsOfApiCallsComeBackAsWritten) {
         EXPECT_EQ(got.s1, w.tail) << i;
         ASSERT_GE(got.time + kTimeToleranceNs, lo) << i;
         ASSERT_LE(got.time, hi + kTimeToleranceNs) << i;
-        if (i > 0) ASSERT_GE(got.time, c.recs[i - 1].time) << i << ": a start before the last";
+        if (i > 0) {
+            ASSERT_GE(got.time, c.recs[i - 1].time) << i << ": a start before the last";
+        }
         if (w.kind != RecordKind::ApiCall) {
             EXPECT_EQ(got.s0, w.payload) << i;
             continue;
@@ -218,7 +220,9 @@ TEST_P(RecorderModeTest, RunsOfApiCallsComeBackAsWritten) {
         std::memcpy(&end, got.s0.data(), 8);
         EXPECT_GE(end, got.time) << i;
         EXPECT_LE(end, hi + kTimeToleranceNs) << i;
-        if (w.endFirst) EXPECT_EQ(end, got.time) << i << ": an end before the start";
+        if (w.endFirst) {
+            EXPECT_EQ(end, got.time) << i << ": an end before the start";
+        }
         if (w.sameEnd) {
             EXPECT_EQ(end, previousEnd) << i << ": the end time of the call before";
         } else {
