@@ -129,9 +129,11 @@ struct FragmentHeader {
     uint64_t pid;
     uint64_t index;  // the recorder's number in the process (the file name's <n>)
 };
-inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '5'};
-// Fragments of the versions before read the same way: 04 has no repeated Begin (kRepeatBegin,
-// record/fragments/packed_block.h), 03 neither that nor payloads written as changed words.
+inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '6'};
+// Fragments of the versions before read the same way: 05 has no payload whose first word is a
+// difference from its record's time (record/fragments/packed_block.h), 04 neither that nor a
+// repeated Begin (kRepeatBegin), 03 none of those nor payloads written as changed words.
+inline constexpr char kFragmentMagicV5[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '5'};
 inline constexpr char kFragmentMagicV4[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '4'};
 inline constexpr char kFragmentMagicV3[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '3'};
 static_assert(sizeof(FragmentHeader) == 24, "fragment header layout");

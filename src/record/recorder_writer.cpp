@@ -80,14 +80,14 @@ size_t RecordWriter::packWords(ThreadLog::WriterSide& w, const unsigned char* p,
 size_t RecordWriter::packApiRun(unsigned char* p, size_t pos, size_t end, uint64_t kindAndLen0) {
     const size_t len0 = kindAndLen0 >> 32;
     const size_t stride = sizeof(RecordHeader) + len0;
-    const size_t words = len0 / 8;
     size_t at = pos + stride;
-    if (words - 3 > 60 || end - at < stride) return at;  // at most 63 words, as in line
+    // The sizes addPayloadRecord() packs in line.
+    if (len0 / 8 - 3 > packed::kMaxDeltaWords - 3 || end - at < stride) return at;
     BlockPacker& block = m_s.packer;
     const TickConverter::Fast convert = m_s.converter.fast();
     const auto kind = static_cast<uint32_t>(RecordKind::ApiCall);
     const auto tag = static_cast<unsigned char>((kind & packed::kKindBits) | packed::kStringBit[0]);
-    unsigned char* out = block.openRecords((end - at) / stride * packed::kMostFirstWordRecord);
+    unsigned char* out = block.openRecords((end - at) / stride * packed::kMostEndRecord);
     uint64_t last = block.lastTime();
     uint32_t records = 0;
     char* const chunk = reinterpret_cast<char*>(p);
@@ -108,8 +108,8 @@ size_t RecordWriter::packApiRun(unsigned char* p, size_t pos, size_t end, uint64
         }
         std::memcpy(payload, &endNs, sizeof endNs);  // converted, as flushSpan stores it
         *out = tag;
-        out = packed::putFirstWordPayload(packed::putVarint(out + 1, packed::zigzag(start - last)),
-                                          words, endNs);
+        out = packed::putEndPayload(packed::putVarint(out + 1, packed::zigzag(start - last)),
+                                    start, endNs);
         last = start;
         ++records;
     }

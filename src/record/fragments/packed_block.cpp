@@ -22,7 +22,6 @@ constexpr size_t kSlots = 1024;                // power of two
 constexpr uint32_t kMaxInterned = kSlots / 2;  // the table stays at most half full
 constexpr size_t kMaxInternedBytes = 1024;     // longer strings are written as they are
 constexpr int kMaxProbes = 8;
-constexpr size_t kMaxDeltaWords = 64;  // payloads up to 512 bytes are compared
 
 // Set bits of `x` (the build's baseline processor has no popcnt instruction).
 constexpr size_t countBits(uint64_t x) {
@@ -132,7 +131,8 @@ unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, Rece
     return p + s.size();
 }
 
-unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::string_view s) {
+unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::string_view s,
+                                       uint64_t time) {
     Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
     const size_t words = s.size() / 8;
     if (last.generation == m_generation && last.size == s.size() && s.size() % 8 == 0 &&
@@ -140,7 +140,11 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
         // The mask as one word, as BlockUnpacker::payload reads it: bit i says word i changed.
         uint64_t bits = changedWords(s.data(), last.data, words);
         const size_t maskBytes = (words + 7) / 8;
-        // Mostly one word changed (an API call's end time): no count of the bits for it.
+        // Mostly word 0 alone changed (an API call's end time): its difference from the time.
+        if (bits == 1 && load8(s.data()) >= time) {
+            last.data = s.data();
+            return putEndPayload(p, time, load8(s.data()));
+        }
         const size_t changed = (bits & (bits - 1)) == 0 ? size_t{bits != 0} : countBits(bits);
         if (maskBytes + 8 * changed < s.size()) {
             p = putVarint(p, (uint64_t{words} << 1) | 1);
@@ -293,6 +297,22 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
             out = literal;
         }
         return taken;
+    }
+    if (v == 1) {  // word 0 alone, as a difference from the record's time
+        uint64_t difference = 0;
+        const int taken = getVarint(p, n, pos, difference);
+        if (taken <= 0) return taken;
+        if (last.view.size() < 8) return -1;  // no payload of the kind before in the block
+        if (!last.inWords) {
+            last.words.assign(last.view);
+            last.inWords = true;
+        }
+        const uint64_t first = m_lastTime + difference;
+        std::memcpy(last.words.data(), &first, sizeof first);
+        const std::string_view view(last.words.data(), last.words.size());
+        last.view = view;
+        out = view;
+        return 1;
     }
     const uint64_t words = v >> 1;
     if (words == 0 || words > kMaxDeltaWords || last.view.size() != words * 8) return -1;

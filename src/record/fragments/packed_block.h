@@ -41,7 +41,9 @@ namespace perfmarker::record {
 //            the binary payload, str0 of kinds 16 and up, which is never numbered; for it, v odd
 //            says: v >> 1 words of 8 bytes, as the block's previous payload of the same kind,
 //            except those set in the bit mask that follows (one bit per word, (words + 7) / 8
-//            bytes), whose new values follow in order)
+//            bytes), whose new values follow in order; and v = 1 says: the block's previous
+//            payload of the same kind but for word 0, which is the record's time plus the
+//            varint that follows: an API call's end time, mostly one byte)
 // The coding is here, inline, so that packing a chunk (the writer) and unpacking a block
 // (finalize, the merge) are each one loop in their caller.
 namespace packed {
@@ -120,21 +122,16 @@ inline bool sameAfterFirstWord(const char* a, const char* b, size_t bytes) {
 #endif
 }
 
-// A payload of `words` words (3 to 63) that is the block's previous one of its kind but for
-// word 0, `first`, as add() writes it after the record's time: the count with its flag (one
-// byte), the mask with bit 0 alone set, the word. The mask goes in one 8-byte store: the caller
-// leaves room for it.
-inline unsigned char* putFirstWordPayload(unsigned char* p, size_t words, uint64_t first) {
-    *p++ = static_cast<unsigned char>((words << 1) | 1);
-    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
-    const uint64_t firstOnly = 1;
-    std::memcpy(p, &firstOnly, sizeof firstOnly);
-    p += (words + 7) / 8;
-    std::memcpy(p, &first, sizeof first);
-    return p + sizeof first;
+// Payloads of up to this many words are compared with the block's previous one of their kind.
+inline constexpr size_t kMaxDeltaWords = 64;
+// A payload that is the block's previous one of its kind but for word 0, `first`, at least the
+// record's `time`, as add() writes it after the time: the flag and the difference.
+inline unsigned char* putEndPayload(unsigned char* p, uint64_t time, uint64_t first) {
+    *p = 1;
+    return putVarint(p + 1, first - time);
 }
-// The most bytes such a record takes: its tag, a 10-byte time, the count, the mask's store.
-inline constexpr size_t kMostFirstWordRecord = 1 + 10 + 1 + 8 + 8;
+// The most bytes such a record takes: its tag, a 10-byte time, the flag, a 10-byte difference.
+inline constexpr size_t kMostEndRecord = 1 + 10 + 1 + 10;
 
 // The `size` bytes at p[pos, n) as a string of the block: 1 when whole, 0 when cut short, -1
 // when empty (an empty string or payload is written as none).
@@ -170,17 +167,18 @@ public:
     void forgetSlot(unsigned slot) { m_slotsDefined &= ~(1u << slot); }
     // An agent record of `kind` with the payload `s` (whole words, at least 3) and no other
     // string: what add() writes for it. When the payload differs from the block's previous one
-    // of its kind in word 0 alone (an API call in a loop: its end time), in line, with no call.
+    // of its kind in word 0 alone, and that is at least `time` (an API call in a loop: its end
+    // time), in line, with no call.
     inline __attribute__((always_inline)) void addPayloadRecord(uint32_t kind, uint64_t time,
                                                                 std::string_view s);
     // Marker words written in the caller's loop: openWords() returns where up to `most` words
     // go (in the open run, or a new one), closeWords() takes the end of those written and the
     // time of the last one. Only words of defined slots (definedSlots(), a bit per slot).
     // Agent records the caller writes in a loop of its own, each of `kind` with a payload that
-    // is the one before but for word 0 (packed::putFirstWordPayload, after the tag and the
-    // time): openRecords() returns where `bytes` more bytes go, closeRecords() takes their end,
-    // their count, the last one's time and payload. Only after an addPayloadRecord() of that
-    // kind and size, whose payload the first of them follows.
+    // is the one before but for word 0 (packed::putEndPayload, after the tag and the time):
+    // openRecords() returns where `bytes` more bytes go, closeRecords() takes their end, their
+    // count, the last one's time and payload. Only after an addPayloadRecord() of that kind and
+    // size, whose payload the first of them follows.
     uint64_t lastTime() const { return m_lastTime; }
     unsigned char* openRecords(size_t bytes);
     void closeRecords(unsigned char* end, uint32_t records, uint64_t lastTime, uint32_t kind,
@@ -206,7 +204,8 @@ private:
     unsigned char* putString(unsigned char* p, std::string_view s, Recent& recent);
     // An agent record's payload: the 8-byte words that differ from the block's previous payload
     // of the same kind, when that is shorter, else the bytes.
-    unsigned char* putPayload(unsigned char* p, uint32_t kind, std::string_view s);
+    // `time`: the record's (a first word at least that may be written as the difference).
+    unsigned char* putPayload(unsigned char* p, uint32_t kind, std::string_view s, uint64_t time);
 
     struct Slot {
         const char* data;
@@ -354,7 +353,8 @@ void BlockPacker::add(const RecordView& r) {
     };
     if (!r.str0.empty()) {
         tag |= kStringBit[0];
-        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0) : string(r.str0, m_recent[0]);
+        p = kind >= kFirstAgentKind ? putPayload(p, kind, r.str0, r.time)
+                                    : string(r.str0, m_recent[0]);
     }
     if (!r.str1.empty()) {
         tag |= kStringBit[1];
@@ -379,15 +379,15 @@ void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_vie
     m_lastTime = time;
     m_run = kNoRun;
     Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
-    const size_t words = s.size() / 8;
-    // Up to 63 words: the count and its flag fit one byte.
-    if (last.generation == m_generation && last.size == s.size() && words - 3 <= 60 &&
-        atp::load8(s.data()) != atp::load8(last.data) &&
-        sameAfterFirstWord(s.data(), last.data, s.size())) {
-        p = putFirstWordPayload(p, words, atp::load8(s.data()));
+    const uint64_t first = atp::load8(s.data());
+    // 3 to kMaxDeltaWords words: those putPayload() compares, and sameAfterFirstWord() takes.
+    if (last.generation == m_generation && last.size == s.size() &&
+        s.size() / 8 - 3 <= kMaxDeltaWords - 3 && first != atp::load8(last.data) &&
+        first >= time && sameAfterFirstWord(s.data(), last.data, s.size())) {
+        p = putEndPayload(p, time, first);
         last.data = s.data();
     } else {
-        p = putPayload(p, kind, s);
+        p = putPayload(p, kind, s, time);
     }
     *start = static_cast<unsigned char>((kind & kKindBits) | kStringBit[0]);
     m_used += static_cast<size_t>(p - start);

@@ -334,8 +334,10 @@ TEST(record_PackedBlock, PayloadsLikeTheOneBeforeAreTheirChangedWords) {
 // Every payload size the comparison takes (1 to 64 words: word 0, its steps of eight words, its
 // pairs and its last single word), a word changed in its low half, in its high half, or two words
 // at once: the second payload costs exactly its changed words (a word
-// missed would not come back, a word taken for changed would cost 8 bytes more).
+// missed would not come back, a word taken for changed would cost 8 bytes more). The records'
+// times are past every word, so that word 0 alone changed is not its difference from the time.
 TEST(record_PackedBlock, EveryChangedWordIsFoundAndNoOther) {
+    constexpr uint64_t kLate = uint64_t{1} << 62;
     for (size_t words = 1; words <= 64; ++words) {
         const std::string base = payloadOf(words, 100);
         const auto packedBytes = [&](const std::vector<size_t>& at, uint64_t flip) {
@@ -346,8 +348,8 @@ TEST(record_PackedBlock, EveryChangedWordIsFoundAndNoOther) {
                 w ^= flip;
                 std::memcpy(&second[8 * i], &w, 8);
             }
-            const std::vector<Rec> records = {{1, RecordKind::ApiCall, base, "", ""},
-                                              {2, RecordKind::ApiCall, second, "", ""}};
+            const std::vector<Rec> records = {{kLate, RecordKind::ApiCall, base, "", ""},
+                                              {kLate + 1, RecordKind::ApiCall, second, "", ""}};
             const auto bytes = pack(records);
             bool damaged = true;
             EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records) << words;
@@ -369,10 +371,60 @@ TEST(record_PackedBlock, EveryChangedWordIsFoundAndNoOther) {
     }
 }
 
+// A payload like the block's previous one of its kind but for word 0, which is at least the
+// record's time (an API call's end time), is a flag and the difference: 2 to 11 bytes, whatever
+// its size up to the 64 words compared, after 3 bytes of tag and time. Word 0 below the time
+// costs its mask and word; past 64 words the payload is written out.
+TEST(record_PackedBlock, AnEndTimeAloneChangedIsItsDifferenceFromTheTime) {
+    constexpr uint64_t kTime = 1000000;
+    for (size_t words : {size_t{1}, size_t{2}, size_t{3}, size_t{10}, size_t{64}, size_t{65}}) {
+        for (const uint64_t difference : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128},
+                                          uint64_t{1} << 40, ~uint64_t{0} - kTime}) {
+            SCOPED_TRACE(std::to_string(words) + " words, difference " +
+                         std::to_string(difference));
+            const std::string first = payloadOf(words, 7);
+            const std::string second = payloadOf(words, 7, 0, kTime + difference);
+            const std::vector<Rec> records = {{kTime - 200, RecordKind::ApiCall, first, "", ""},
+                                              {kTime, RecordKind::ApiCall, second, "", ""}};
+            const auto bytes = pack(records);
+            const auto alone = pack({records[0]});
+            bool damaged = true;
+            EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records);
+            EXPECT_FALSE(damaged);
+            size_t varint = 1;
+            for (uint64_t v = difference; v >= 0x80; v >>= 7) ++varint;
+            // The second record: its tag, its time (200 later: 2 bytes zigzagged), the payload.
+            const size_t payload = words <= 64 ? 1 + varint : 2 + 8 * words;
+            EXPECT_EQ(bytes.size(), alone.size() + 3 + payload);
+            // Cut inside the difference: the first record alone, not damage.
+            if (words <= 64) {
+                damaged = true;
+                EXPECT_EQ(unpack(bytes, bytes.size() - 1, &damaged).size(), 1u);
+                EXPECT_FALSE(damaged);
+            }
+        }
+    }
+    // Word 0 below the time: the count, its mask (10 words: two bytes) and the word.
+    const std::vector<Rec> below = {{5000, RecordKind::ApiCall, payloadOf(10, 7), "", ""},
+                                    {5200, RecordKind::ApiCall, payloadOf(10, 7, 0, 4999), "", ""}};
+    const auto bytes = pack(below);
+    EXPECT_EQ(bytes.size(), pack({below[0]}).size() + 3 + 1 + 2 + 8);
+    bool damaged = true;
+    EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), below);
+    EXPECT_FALSE(damaged);
+    // The form with no payload of the kind before it in the block is damage.
+    const std::vector<unsigned char> orphan = {
+        static_cast<unsigned char>(static_cast<unsigned>(RecordKind::ApiCall) | 0x20), 0x00, 0x01,
+        0x05};
+    damaged = false;
+    EXPECT_TRUE(unpack(orphan, orphan.size(), &damaged).empty());
+    EXPECT_TRUE(damaged);
+}
+
 // The writer packs an API call's record in line (addPayloadRecord) where add() would find only
 // its payload's word 0 changed: the bytes are add()'s, whatever word or byte changed, however
-// long the payload (3 to 64 words: 64 is past the in-line form's count byte), kinds apart, and
-// block after block.
+// long the payload (3 to 64 words, the most compared, and 65), an end time before or after the
+// call's time, kinds apart, and block after block.
 std::vector<unsigned char> packInLine(BlockPacker& packer, const std::vector<Rec>& records) {
     packer.begin();
     for (const Rec& r : records) {
@@ -384,7 +436,7 @@ std::vector<unsigned char> packInLine(BlockPacker& packer, const std::vector<Rec
 TEST(record_PackedBlock, APayloadPackedInLineIsWhatAddWrites) {
     BlockPacker packer;
     size_t inLine = 0;
-    for (size_t words = 3; words <= 64; ++words) {
+    for (size_t words = 3; words <= 65; ++words) {
         std::vector<Rec> records;
         uint64_t time = 1000;
         const auto call = [&](RecordKind kind, std::string payload) {
