@@ -61,10 +61,11 @@ private:
     // the converter's last segment). Returns where it stopped.
     size_t packWords(ThreadLog::WriterSide& w, const unsigned char* p, size_t pos, size_t end);
 
-    // Packs the API calls after the one at p[pos] (just added in line, a record of `stride`
-    // bytes, its kind and sizes in `kindAndLen0`) that have its header words and its payload but
-    // for the end time, in one loop, up to `end` or the first that differs (or needs a tick
-    // conversion outside the converter's last segment). Returns where it stopped.
+    // Packs the API calls after the one at p[pos] (just added with addPayloadRecord; its kind
+    // and payload size in `kindAndLen0`, as its header holds them) that have its header words
+    // and its payload but for the end time, in one loop, up to `end` or the first that differs
+    // (or needs a tick conversion outside the converter's last segment). Returns where it
+    // stopped: the record after the last one packed.
     size_t packApiRun(unsigned char* p, size_t pos, size_t end, uint64_t kindAndLen0);
 
     // Keeps a thread's packed block in memory (cached mode, or a block the file did not take).

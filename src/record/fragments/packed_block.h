@@ -171,9 +171,6 @@ public:
     // time), in line, with no call.
     inline __attribute__((always_inline)) void addPayloadRecord(uint32_t kind, uint64_t time,
                                                                 std::string_view s);
-    // Marker words written in the caller's loop: openWords() returns where up to `most` words
-    // go (in the open run, or a new one), closeWords() takes the end of those written and the
-    // time of the last one. Only words of defined slots (definedSlots(), a bit per slot).
     // Agent records the caller writes in a loop of its own, each of `kind` with a payload that
     // is the one before but for word 0 (packed::putEndPayload, after the tag and the time):
     // openRecords() returns where `bytes` more bytes go, closeRecords() takes their end, their
@@ -183,6 +180,9 @@ public:
     unsigned char* openRecords(size_t bytes);
     void closeRecords(unsigned char* end, uint32_t records, uint64_t lastTime, uint32_t kind,
                       const char* lastPayload);
+    // Marker words written in the caller's loop: openWords() returns where up to `most` words
+    // go (in the open run, or a new one), closeWords() takes the end of those written and the
+    // time of the last one. Only words of defined slots (definedSlots(), a bit per slot).
     uint32_t definedSlots() const { return m_slotsDefined; }
     unsigned char* openWords(size_t most);
     void closeWords(unsigned char* end, uint64_t lastTime);
