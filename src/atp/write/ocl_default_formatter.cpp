@@ -1,5 +1,8 @@
 // The trace builder's OclFormatter over the API catalogue and line formatter of ocl_format.h.
 // Kept apart from ocl_trace.cpp so the builder and its tests do not depend on the catalogue.
+#include <string_view>
+#include <vector>
+
 #include "api/ocl_api.h"
 #include "atp/write/ocl_api_line.h"
 #include "atp/write/ocl_sections.h"
@@ -11,9 +14,22 @@ constexpr int kUnknownFuncType = 146;  // PM_CL_FUNC_TYPE_UNKNOWN of cl_api_tabl
 
 class CatalogueFormatter final : public OclFormatter {
 public:
+    // What the merge asks of every call's slot, three times a call (its passes), taken from the
+    // catalogue once: a look-up there is a guarded static and a string comparison.
+    CatalogueFormatter() {
+        const std::vector<ocl::ApiSpec>& all = ocl::apis();
+        m_slots.resize(all.size());
+        for (size_t i = 0; i < all.size(); ++i) {
+            const ocl::ApiSpec* api = ocl::apiBySlot(static_cast<unsigned>(i));
+            if (api == nullptr) continue;
+            m_slots[i] = Slot{api->name, api->isEnqueue, api->returnType == "cl_int"};
+        }
+    }
+
     std::string_view apiName(const record::ApiCallView& call) const override {
-        const ocl::ApiSpec* api = ocl::apiBySlot(call.head.slot);
-        if (api != nullptr && !api->name.empty()) return api->name;
+        if (call.head.slot < m_slots.size() && !m_slots[call.head.slot].name.empty()) {
+            return m_slots[call.head.slot].name;
+        }
         return oclApiNameView(call.head.apiId == record::kNoApiId
                                   ? kUnknownFuncType
                                   : static_cast<int>(call.head.apiId));
@@ -25,10 +41,9 @@ public:
     }
 
     bool isSuccessfulEnqueue(const record::ApiCallView& call) const override {
-        const ocl::ApiSpec* api = ocl::apiBySlot(call.head.slot);
-        if (api == nullptr || !api->isEnqueue) return false;
+        if (call.head.slot >= m_slots.size() || !m_slots[call.head.slot].isEnqueue) return false;
         // cl_int APIs return CL_SUCCESS; the map APIs return the mapped pointer (NULL: failed).
-        if (api->returnType == "cl_int") return static_cast<int32_t>(call.head.ret) == 0;
+        if (m_slots[call.head.slot].returnsClInt) return static_cast<int32_t>(call.head.ret) == 0;
         return call.head.ret != 0;
     }
 
@@ -59,6 +74,14 @@ public:
     }
 
     std::string handleString(uint64_t handle) const override { return oclHandleString(handle); }
+
+private:
+    struct Slot {
+        std::string_view name;  // empty: no API in the catalogue's slot
+        bool isEnqueue = false;
+        bool returnsClInt = false;
+    };
+    std::vector<Slot> m_slots;
 };
 
 }  // namespace

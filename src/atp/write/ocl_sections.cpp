@@ -396,7 +396,7 @@ void OclTraceBuilder::Impl::apiLine(const Line& line, std::string& out) {
 void OclTraceBuilder::Impl::timestampLine(const Line& line, std::string& out) {
     OclTimestampLine& t = scratch;
     t.apiType = formatter.apiType(*line.call);
-    t.apiName.assign(line.name);
+    if (t.apiName != line.name) t.apiName.assign(line.name);  // mostly the line before's
     t.start = line.start;
     t.end = line.end;
     t.hasDevice = formatter.isSuccessfulEnqueue(*line.call);

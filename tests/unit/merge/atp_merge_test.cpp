@@ -582,6 +582,14 @@ TEST(Merge, WithTheRealFormatter) {
     records.push_back(apiCall(120, 130, kReadBuffer, {kQueue, 0xb0, 1, 0, 4096, 0x7fff0, 0, 0, 0},
                               0, 1, {}, kReadBufferSlot));
     records.push_back(deviceTimes(200, 1, 122, 124, 126, 128, 0x11F3));
+    // A map returns the mapped pointer: not null, an enqueue with its device times (a pointer
+    // whose low half is not 0, as no cl_int CL_SUCCESS is); null, a failed call without them.
+    constexpr uint16_t kMapBufferSlot = 56;
+    constexpr uint32_t kMapBuffer = 63;
+    const std::vector<uint64_t> mapArgs = {kQueue, 0xb0, 1, 1, 0, 64, 0, 0, 0, 0};
+    records.push_back(apiCall(140, 150, kMapBuffer, mapArgs, 0x7f0000001000, 2, {}, kMapBufferSlot));
+    records.push_back(deviceTimes(210, 2, 142, 144, 146, 148, 0x11FB));
+    records.push_back(apiCall(160, 170, kMapBuffer, mapArgs, 0, 0, {}, kMapBufferSlot));
     writeFragment(dir, kPid, 9, 0, "ocl", records);
     MergeOptions options;
     options.formatter = &defaultOclFormatter();
@@ -603,6 +611,15 @@ TEST(Merge, WithTheRealFormatter) {
     EXPECT_EQ(line.commandName, "CL_COMMAND_READ_BUFFER");
     EXPECT_EQ(line.dataSize, 4096u);
     EXPECT_EQ(line.queueHandle, "0x5000");
+    ASSERT_EQ(ts[0].lines.size(), 4u);
+    splitFields(ts[0].lines[2], fields);
+    ASSERT_TRUE(parseOclTimestampFields(fields, line, error)) << error;
+    EXPECT_TRUE(line.hasDevice) << ts[0].lines[2];
+    EXPECT_EQ(line.commandName, "CL_COMMAND_MAP_BUFFER");
+    splitFields(ts[0].lines[3], fields);
+    ASSERT_TRUE(parseOclTimestampFields(fields, line, error)) << error;
+    EXPECT_FALSE(line.hasDevice) << ts[0].lines[3];
+    EXPECT_EQ(line.apiName, "clEnqueueMapBuffer");
     EXPECT_EQ(m.result.ocl.unformattedLines, 0u);
 }
 
