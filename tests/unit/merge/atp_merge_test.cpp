@@ -587,7 +587,8 @@ TEST(Merge, WithTheRealFormatter) {
     constexpr uint16_t kMapBufferSlot = 56;
     constexpr uint32_t kMapBuffer = 63;
     const std::vector<uint64_t> mapArgs = {kQueue, 0xb0, 1, 1, 0, 64, 0, 0, 0, 0};
-    records.push_back(apiCall(140, 150, kMapBuffer, mapArgs, 0x7f0000001000, 2, {}, kMapBufferSlot));
+    records.push_back(
+        apiCall(140, 150, kMapBuffer, mapArgs, 0x7f0000001000, 2, {}, kMapBufferSlot));
     records.push_back(deviceTimes(210, 2, 142, 144, 146, 148, 0x11FB));
     records.push_back(apiCall(160, 170, kMapBuffer, mapArgs, 0, 0, {}, kMapBufferSlot));
     writeFragment(dir, kPid, 9, 0, "ocl", records);
