@@ -442,7 +442,19 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
             // loads of views stored in 8-byte halves wait for the stores (a third of finalize's
             // loop, docs/performance.md#where-the-time-goes).
             std::string_view bytes;
-            r = payload(p, n, pos, kind, bytes);
+            Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
+            if (n - pos >= 2 && p[pos] == 1 && p[pos + 1] < 0x80 && last.inWords &&
+                last.view.size() >= 8) {
+                // An API call's end time as a one-byte difference, after one in the block
+                // already rebuilt in `words`: the word in place, no call (payload() does the
+                // rest).
+                const uint64_t first = m_lastTime + p[pos + 1];
+                std::memcpy(last.words.data(), &first, sizeof first);
+                pos += 2;
+                bytes = last.view;
+            } else {
+                r = payload(p, n, pos, kind, bytes);
+            }
             out.str0 = bytes;
         } else {
             r = string(p, n, pos, out.str0);

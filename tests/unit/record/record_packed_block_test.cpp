@@ -421,6 +421,52 @@ TEST(record_PackedBlock, AnEndTimeAloneChangedIsItsDifferenceFromTheTime) {
     EXPECT_TRUE(damaged);
 }
 
+// A loop's calls: after the first difference (which rebuilds the payload), the unpacker takes a
+// one-byte difference in place (BlockUnpacker::next); a longer one, another kind between, and a
+// cut inside the run come back as well. One unpacker reads the blocks in turn: a block that opens
+// with the form is damage, whatever the block before it rebuilt.
+TEST(record_PackedBlock, ALoopsEndTimesComeBackFromOneUnpacker) {
+    std::vector<Rec> records;
+    uint64_t time = 5000;
+    for (uint64_t i = 0; i < 300; ++i) {
+        time += 90;
+        const uint64_t duration = i % 7 == 3 ? 200 + i : 10 + i % 100;  // 200+: two bytes
+        records.push_back({time, RecordKind::ApiCall, payloadOf(10, 7, 0, time + duration), "", ""});
+        if (i % 50 == 49) {
+            records.push_back({time + 1, RecordKind::DeviceTimes, payloadOf(5, i), "", ""});
+        }
+    }
+    const auto bytes = pack(records);
+    BlockUnpacker unpacker;
+    const auto readWith = [&unpacker](const std::vector<unsigned char>& block, size_t n,
+                                      bool* damaged) {
+        std::vector<Rec> out;
+        unpacker.unpack(
+            block.data(), n,
+            [&](const RecordView& r) {
+                out.push_back({r.time, r.kind, std::string(r.str0), std::string(r.str1),
+                               std::string(r.str2)});
+            },
+            damaged);
+        return out;
+    };
+    bool damaged = true;
+    EXPECT_EQ(readWith(bytes, bytes.size(), &damaged), records);
+    EXPECT_FALSE(damaged);
+    // The block again, cut in its last record's difference: the records before it.
+    const auto cut = readWith(bytes, bytes.size() - 1, &damaged);
+    EXPECT_FALSE(damaged);
+    ASSERT_EQ(cut.size(), records.size() - 1);
+    EXPECT_TRUE(std::equal(cut.begin(), cut.end(), records.begin()));
+    // Then a block that opens with the form, as if it followed the first one.
+    const std::vector<unsigned char> orphan = {
+        static_cast<unsigned char>(static_cast<unsigned>(RecordKind::ApiCall) | 0x20), 0x00, 0x01,
+        0x05};
+    damaged = false;
+    EXPECT_TRUE(readWith(orphan, orphan.size(), &damaged).empty());
+    EXPECT_TRUE(damaged);
+}
+
 // The writer packs an API call's record in line (addPayloadRecord) where add() would find only
 // its payload's word 0 changed: the bytes are add()'s, whatever word or byte changed, however
 // long the payload (3 to 64 words, the most compared, and 65), an end time before or after the
