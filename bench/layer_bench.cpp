@@ -141,14 +141,16 @@ KernelSetup makeKernelSetup(cl_platform_id platform) {
     cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr);
     cl_context context =
         err == CL_SUCCESS ? clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err) : nullptr;
-    if (context != nullptr) k.buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, nullptr, &err);
+    if (context != nullptr)
+        k.buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, nullptr, &err);
     const char* source = "__kernel void fill(__global int* out) { out[get_global_id(0)] = 1; }";
     cl_program program = k.buffer != nullptr
                              ? clCreateProgramWithSource(context, 1, &source, nullptr, &err)
                              : nullptr;
     if (program != nullptr) err = clBuildProgram(program, 1, &device, "", nullptr, nullptr);
     if (program != nullptr && err == CL_SUCCESS) k.kernel = clCreateKernel(program, "fill", &err);
-    if (k.kernel == nullptr) k.error = "cannot make a kernel (OpenCL error " + std::to_string(err) + ")";
+    if (k.kernel == nullptr)
+        k.error = "cannot make a kernel (OpenCL error " + std::to_string(err) + ")";
     return k;
 }
 

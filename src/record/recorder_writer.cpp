@@ -108,8 +108,8 @@ size_t RecordWriter::packApiRun(unsigned char* p, size_t pos, size_t end, uint64
         }
         std::memcpy(payload, &endNs, sizeof endNs);  // converted, as flushSpan stores it
         *out = tag;
-        out = packed::putEndPayload(packed::putVarint(out + 1, packed::zigzag(start - last)),
-                                    start, endNs);
+        out = packed::putEndPayload(packed::putVarint(out + 1, packed::zigzag(start - last)), start,
+                                    endNs);
         last = start;
         ++records;
     }

@@ -382,8 +382,8 @@ void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_vie
     const uint64_t first = atp::load8(s.data());
     // 3 to kMaxDeltaWords words: those putPayload() compares, and sameAfterFirstWord() takes.
     if (last.generation == m_generation && last.size == s.size() &&
-        s.size() / 8 - 3 <= kMaxDeltaWords - 3 && first != atp::load8(last.data) &&
-        first >= time && sameAfterFirstWord(s.data(), last.data, s.size())) {
+        s.size() / 8 - 3 <= kMaxDeltaWords - 3 && first != atp::load8(last.data) && first >= time &&
+        sameAfterFirstWord(s.data(), last.data, s.size())) {
         p = putEndPayload(p, time, first);
         last.data = s.data();
     } else {

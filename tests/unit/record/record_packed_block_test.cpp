@@ -371,6 +371,13 @@ TEST(record_PackedBlock, EveryChangedWordIsFoundAndNoOther) {
     }
 }
 
+// A block whose first record is an API call in the end-time form (time 0, flag, difference 5):
+// there is no payload of its kind before it to take the other words from.
+std::vector<unsigned char> orphanEndTime() {
+    return {static_cast<unsigned char>(static_cast<unsigned>(RecordKind::ApiCall) | 0x20), 0x00,
+            0x01, 0x05};
+}
+
 // A payload like the block's previous one of its kind but for word 0, which is at least the
 // record's time (an API call's end time), is a flag and the difference: 2 to 11 bytes, whatever
 // its size up to the 64 words compared, after 3 bytes of tag and time. Word 0 below the time
@@ -413,9 +420,7 @@ TEST(record_PackedBlock, AnEndTimeAloneChangedIsItsDifferenceFromTheTime) {
     EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), below);
     EXPECT_FALSE(damaged);
     // The form with no payload of the kind before it in the block is damage.
-    const std::vector<unsigned char> orphan = {
-        static_cast<unsigned char>(static_cast<unsigned>(RecordKind::ApiCall) | 0x20), 0x00, 0x01,
-        0x05};
+    const std::vector<unsigned char> orphan = orphanEndTime();
     damaged = false;
     EXPECT_TRUE(unpack(orphan, orphan.size(), &damaged).empty());
     EXPECT_TRUE(damaged);
@@ -431,7 +436,8 @@ TEST(record_PackedBlock, ALoopsEndTimesComeBackFromOneUnpacker) {
     for (uint64_t i = 0; i < 300; ++i) {
         time += 90;
         const uint64_t duration = i % 7 == 3 ? 200 + i : 10 + i % 100;  // 200+: two bytes
-        records.push_back({time, RecordKind::ApiCall, payloadOf(10, 7, 0, time + duration), "", ""});
+        records.push_back(
+            {time, RecordKind::ApiCall, payloadOf(10, 7, 0, time + duration), "", ""});
         if (i % 50 == 49) {
             records.push_back({time + 1, RecordKind::DeviceTimes, payloadOf(5, i), "", ""});
         }
@@ -459,9 +465,7 @@ TEST(record_PackedBlock, ALoopsEndTimesComeBackFromOneUnpacker) {
     ASSERT_EQ(cut.size(), records.size() - 1);
     EXPECT_TRUE(std::equal(cut.begin(), cut.end(), records.begin()));
     // Then a block that opens with the form, as if it followed the first one.
-    const std::vector<unsigned char> orphan = {
-        static_cast<unsigned char>(static_cast<unsigned>(RecordKind::ApiCall) | 0x20), 0x00, 0x01,
-        0x05};
+    const std::vector<unsigned char> orphan = orphanEndTime();
     damaged = false;
     EXPECT_TRUE(readWith(orphan, orphan.size(), &damaged).empty());
     EXPECT_TRUE(damaged);
