@@ -9,7 +9,7 @@
 //   TwoRdtsc       the floor: two timestamp reads
 //   NoLayerSetKernelArg, LayerTracingSetKernelArg
 //                  clSetKernelArg of a buffer (8 bytes, a captured value), without and through
-//                  the layer: the call the pinned target names (docs/performance.md)
+//                  the layer: the call of the pinned layer's target (docs/performance.md)
 //
 // How the layer is put in front of the runtime here, and why that is a fair comparison: the
 // loader only loads layers at its first call, once per process, so a process cannot have the
@@ -181,6 +181,13 @@ double processSwitches() {
     return static_cast<double>(u.ru_nvcsw + u.ru_nivcsw);
 }
 
+// The process's switches since `before`, per 1,000 iterations of `state`.
+void countSwitches(benchmark::State& state, double before) {
+    state.counters["switches_per_1k"] =
+        (processSwitches() - before) * 1000.0 /
+        static_cast<double>(std::max<int64_t>(state.iterations(), 1));
+}
+
 void layerCalls(benchmark::State& state, const Setup& s = setup()) {
     char name[64];
     size_t size = 0;
@@ -190,9 +197,7 @@ void layerCalls(benchmark::State& state, const Setup& s = setup()) {
         benchmark::DoNotOptimize(
             layer->clGetPlatformInfo(setup().platform, CL_PLATFORM_NAME, sizeof name, name, &size));
     }
-    state.counters["switches_per_1k"] =
-        (processSwitches() - switches) * 1000.0 /
-        static_cast<double>(std::max<int64_t>(state.iterations(), 1));
+    countSwitches(state, switches);
 }
 
 void BM_LayerPaused(benchmark::State& state) {
@@ -243,9 +248,7 @@ void BM_LayerTracingSetKernelArg(benchmark::State& state) {
     for (auto _ : state) {
         benchmark::DoNotOptimize(layer->clSetKernelArg(kernel, 0, sizeof buffer, &buffer));
     }
-    state.counters["switches_per_1k"] =
-        (processSwitches() - switches) * 1000.0 /
-        static_cast<double>(std::max<int64_t>(state.iterations(), 1));
+    countSwitches(state, switches);
 }
 
 void BM_TwoRdtsc(benchmark::State& state) {
