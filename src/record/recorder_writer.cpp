@@ -81,12 +81,11 @@ size_t RecordWriter::packApiRun(unsigned char* p, size_t pos, size_t end, uint64
     const size_t len0 = kindAndLen0 >> 32;
     const size_t stride = sizeof(RecordHeader) + len0;
     size_t at = pos + stride;
-    // The sizes addPayloadRecord() packs in line.
-    if (len0 / 8 - 3 > packed::kMaxDeltaWords - 3 || end - at < stride) return at;
+    if (!packed::packsInLine(len0) || end - at < stride) return at;
     BlockPacker& block = m_s.packer;
     const TickConverter::Fast convert = m_s.converter.fast();
     const auto kind = static_cast<uint32_t>(RecordKind::ApiCall);
-    const auto tag = static_cast<unsigned char>((kind & packed::kKindBits) | packed::kStringBit[0]);
+    const unsigned char tag = packed::payloadTag(kind);
     unsigned char* out = block.openRecords((end - at) / stride * packed::kMostEndRecord);
     uint64_t last = block.lastTime();
     uint32_t records = 0;

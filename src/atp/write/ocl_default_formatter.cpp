@@ -18,11 +18,9 @@ public:
     // catalogue once: a look-up there is a guarded static and a string comparison.
     CatalogueFormatter() {
         const std::vector<ocl::ApiSpec>& all = ocl::apis();
-        m_slots.resize(all.size());
-        for (size_t i = 0; i < all.size(); ++i) {
-            const ocl::ApiSpec* api = ocl::apiBySlot(static_cast<unsigned>(i));
-            if (api == nullptr) continue;
-            m_slots[i] = Slot{api->name, api->isEnqueue, api->returnType == "cl_int"};
+        m_slots.reserve(all.size());
+        for (const ocl::ApiSpec& api : all) {
+            m_slots.push_back(Slot{api.name, api.isEnqueue, api.returnType == "cl_int"});
         }
     }
 

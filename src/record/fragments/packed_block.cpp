@@ -298,7 +298,7 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
         }
         return taken;
     }
-    if (v == 1) {  // word 0 alone, as a difference from the record's time
+    if (v == kEndDifference) {  // word 0 alone, as a difference from the record's time
         uint64_t difference = 0;
         const int taken = getVarint(p, n, pos, difference);
         if (taken <= 0) return taken;

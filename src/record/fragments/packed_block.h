@@ -124,10 +124,21 @@ inline bool sameAfterFirstWord(const char* a, const char* b, size_t bytes) {
 
 // Payloads of up to this many words are compared with the block's previous one of their kind.
 inline constexpr size_t kMaxDeltaWords = 64;
+// The payloads the writer packs in line (BlockPacker::addPayloadRecord, and the writer's run of
+// such records): whole words, 3 (sameAfterFirstWord()'s least) to kMaxDeltaWords.
+inline constexpr bool packsInLine(size_t bytes) {
+    return bytes % 8 == 0 && bytes / 8 - 3 <= kMaxDeltaWords - 3;
+}
+// The tag of an agent record of `kind` whose only string is its payload.
+inline constexpr unsigned char payloadTag(uint32_t kind) {
+    return static_cast<unsigned char>((kind & kKindBits) | kStringBit[0]);
+}
+// The payload's varint that says: word 0 alone, as a difference from the record's time.
+inline constexpr unsigned char kEndDifference = 1;
 // A payload that is the block's previous one of its kind but for word 0, `first`, at least the
 // record's `time`, as add() writes it after the time: the flag and the difference.
 inline unsigned char* putEndPayload(unsigned char* p, uint64_t time, uint64_t first) {
-    *p = 1;
+    *p = kEndDifference;
     return putVarint(p + 1, first - time);
 }
 // The most bytes such a record takes: its tag, a 10-byte time, the flag, a 10-byte difference.
@@ -380,16 +391,15 @@ void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_vie
     m_run = kNoRun;
     Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
     const uint64_t first = atp::load8(s.data());
-    // 3 to kMaxDeltaWords words: those putPayload() compares, and sameAfterFirstWord() takes.
-    if (last.generation == m_generation && last.size == s.size() &&
-        s.size() / 8 - 3 <= kMaxDeltaWords - 3 && first != atp::load8(last.data) && first >= time &&
+    if (last.generation == m_generation && last.size == s.size() && packsInLine(s.size()) &&
+        first != atp::load8(last.data) && first >= time &&
         sameAfterFirstWord(s.data(), last.data, s.size())) {
         p = putEndPayload(p, time, first);
         last.data = s.data();
     } else {
         p = putPayload(p, kind, s, time);
     }
-    *start = static_cast<unsigned char>((kind & kKindBits) | kStringBit[0]);
+    *start = payloadTag(kind);
     m_used += static_cast<size_t>(p - start);
     ++m_records;
 }
@@ -443,7 +453,7 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
             // loop, docs/performance.md#where-the-time-goes).
             std::string_view bytes;
             Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
-            if (n - pos >= 2 && p[pos] == 1 && p[pos + 1] < 0x80 && last.inWords &&
+            if (n - pos >= 2 && p[pos] == kEndDifference && p[pos + 1] < 0x80 && last.inWords &&
                 last.view.size() >= 8) {
                 // An API call's end time as a one-byte difference, after one in the block
                 // already rebuilt in `words`: the word in place, no call (payload() does the
