@@ -129,10 +129,12 @@ struct FragmentHeader {
     uint64_t pid;
     uint64_t index;  // the recorder's number in the process (the file name's <n>)
 };
-inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '6'};
-// Fragments of the versions before read the same way: 05 has no payload whose first word is a
-// difference from its record's time (record/fragments/packed_block.h), 04 neither that nor a
-// repeated Begin (kRepeatBegin), 03 none of those nor payloads written as changed words.
+inline constexpr char kFragmentMagic[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '7'};
+// Fragments of the versions before read the same way (record/fragments/packed_block.h): 06
+// writes a payload against its kind's last one only, never an older kept one; 05 neither that
+// nor a payload whose first word is a difference from its record's time; 04 none of those nor a
+// repeated Begin (kRepeatBegin); 03 none of those nor payloads written as changed words.
+inline constexpr char kFragmentMagicV6[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '6'};
 inline constexpr char kFragmentMagicV5[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '5'};
 inline constexpr char kFragmentMagicV4[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '4'};
 inline constexpr char kFragmentMagicV3[8] = {'P', 'M', 'F', 'R', 'A', 'G', '0', '3'};

@@ -106,6 +106,7 @@ bool FragmentReader::open(const std::string& path, std::string& error) {
         return false;
     }
     if (std::memcmp(h.magic, kFragmentMagic, sizeof kFragmentMagic) != 0 &&
+        std::memcmp(h.magic, kFragmentMagicV6, sizeof kFragmentMagicV6) != 0 &&
         std::memcmp(h.magic, kFragmentMagicV5, sizeof kFragmentMagicV5) != 0 &&
         std::memcmp(h.magic, kFragmentMagicV4, sizeof kFragmentMagicV4) != 0 &&
         std::memcmp(h.magic, kFragmentMagicV3, sizeof kFragmentMagicV3) != 0) {

@@ -97,9 +97,11 @@ void BlockPacker::begin(size_t headroom) {
     m_lastBegin = {};
     m_run = kNoRun;
     m_slotsDefined = 0;
+    m_order.fill(kFirstOrder);
+    for (auto& sizes : m_sizes) sizes.fill(0);
     if (++m_generation == 0) {  // after 2^32 blocks: forget every slot for real
         for (Slot& s : m_slots) s.generation = 0;
-        m_payloads.fill(Payload{nullptr, 0, 0});
+        for (auto& kept : m_payloads) kept.fill(Payload{nullptr, 0, 0});
         m_generation = 1;
     }
 }
@@ -131,37 +133,101 @@ unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, Rece
     return p + s.size();
 }
 
+void BlockPacker::keep(unsigned k, unsigned entry, std::string_view s) {
+    m_payloads[k][entry] = Payload{s.data(), static_cast<uint32_t>(s.size()), m_generation};
+    m_sizes[k][entry] = static_cast<uint16_t>(s.size() <= 8 * kMaxDeltaWords ? s.size() : 0);
+}
+
+uint32_t BlockPacker::sameSizeEntries(unsigned k, size_t size) const {
+#if defined(__SSE2__)
+    const __m128i equal =
+        _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(m_sizes[k].data())),
+                        _mm_set1_epi16(static_cast<int16_t>(size)));
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(equal, _mm_setzero_si128())));
+#else
+    uint32_t entries = 0;
+    for (unsigned e = 0; e < kKeptPayloads; ++e) entries |= uint32_t{m_sizes[k][e] == size} << e;
+    return entries;
+#endif
+}
+
 unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::string_view s,
                                        uint64_t time) {
-    Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
+    const unsigned k = (kind - kFirstAgentKind) & 15;
+    uint32_t& order = m_order[k];
     const size_t words = s.size() / 8;
-    if (last.generation == m_generation && last.size == s.size() && s.size() % 8 == 0 &&
-        words <= kMaxDeltaWords) {
-        // The mask as one word, as BlockUnpacker::payload reads it: bit i says word i changed.
-        uint64_t bits = changedWords(s.data(), last.data, words);
-        const size_t maskBytes = (words + 7) / 8;
-        // Mostly word 0 alone changed (an API call's end time): its difference from the time.
-        if (bits == 1 && load8(s.data()) >= time) {
-            last.data = s.data();
-            return putEndPayload(p, time, load8(s.data()));
+    if (s.size() % 8 == 0 && words <= kMaxDeltaWords) {
+        // The kept payload to write against, of the same size: the nearest whose words after
+        // word 0 are all equal (the same call again: mostly its end time alone changed, written
+        // as the difference from the time), its word 1 compared first (an API call's id and
+        // slot); else the nearest with the same word 1, or the nearest, when its changed words
+        // (the mask as one word, as BlockUnpacker::payload reads it: bit i says word i changed)
+        // are shorter than the payload. A rank after the first costs two bytes more.
+        const uint64_t first = load8(s.data());
+        const uint64_t second = words >= 2 ? load8(s.data() + 8) : 0;
+        unsigned nearest = kKeptPayloads;
+        unsigned nearestApi = kKeptPayloads;
+        unsigned bestRank = kKeptPayloads;
+        uint64_t bestBits = 0;
+        uint32_t sameSize = sameSizeEntries(k, s.size());
+        uint32_t ranks = order;
+        for (unsigned rank = 0; sameSize != 0; ++rank, ranks >>= 4) {
+            const unsigned entry = ranks & 0xf;
+            if ((sameSize >> entry & 1) == 0) continue;
+            sameSize &= ~(1u << entry);
+            const char* kept = m_payloads[k][entry].data;
+            if (nearest == kKeptPayloads) nearest = rank;
+            if (words >= 2 && load8(kept + 8) == second) {
+                if (words >= 3 && sameAfterFirstWord(s.data(), kept, s.size())) {
+                    bestRank = rank;
+                    bestBits = uint64_t{first != load8(kept)};
+                    break;
+                }
+                if (nearestApi == kKeptPayloads) nearestApi = rank;
+            }
         }
-        const size_t changed = (bits & (bits - 1)) == 0 ? size_t{bits != 0} : countBits(bits);
-        if (maskBytes + 8 * changed < s.size()) {
+        if (nearestApi != kKeptPayloads) nearest = nearestApi;
+        const size_t maskBytes = (words + 7) / 8;
+        if (bestRank == kKeptPayloads && nearest != kKeptPayloads) {
+            const uint64_t bits =
+                changedWords(s.data(), m_payloads[k][entryAt(order, nearest)].data, words);
+            const size_t cost = (nearest == 0 ? 0 : 2) + maskBytes + 8 * countBits(bits);
+            if ((bits == 1 && first >= time) || cost < s.size()) {
+                bestRank = nearest;
+                bestBits = bits;
+            }
+        }
+        if (bestRank < kKeptPayloads) {
+            if (bestRank != 0) {
+                *p++ = kOlderPayload;
+                *p++ = static_cast<unsigned char>(bestRank);
+            }
+            // The same call again (its end time alone changed) replaces the payload it was
+            // written against; another is kept besides it, in the place of the oldest.
+            if (bestBits <= 1) {
+                order = toFront(order, bestRank);
+                m_payloads[k][entryAt(order, 0)].data = s.data();
+            } else {
+                order = toFront(order, kKeptPayloads - 1);
+                keep(k, entryAt(order, 0), s);
+            }
+            if (bestBits == 1 && first >= time) return putEndPayload(p, time, first);
             p = putVarint(p, (uint64_t{words} << 1) | 1);
             // The mask's bytes in one store (little-endian); the bytes past them are the room
             // of the payload (add() reserves it) and the changed words overwrite them.
             static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
-            std::memcpy(p, &bits, sizeof bits);
+            std::memcpy(p, &bestBits, sizeof bestBits);
             p += maskBytes;
-            for (; bits != 0; bits &= bits - 1) {
+            for (uint64_t bits = bestBits; bits != 0; bits &= bits - 1) {
                 std::memcpy(p, s.data() + 8 * static_cast<size_t>(__builtin_ctzll(bits)), 8);
                 p += 8;
             }
-            last.data = s.data();
             return p;
         }
     }
-    last = Payload{s.data(), static_cast<uint32_t>(s.size()), m_generation};
+    // Written out: it takes the place of the oldest kept payload.
+    order = toFront(order, kKeptPayloads - 1);
+    keep(k, entryAt(order, 0), s);
     p = putVarint(p, uint64_t{s.size()} << 1);
     std::memcpy(p, s.data(), s.size());
     return p + s.size();
@@ -178,7 +244,7 @@ void BlockPacker::closeRecords(unsigned char* end, uint32_t records, uint64_t la
     m_used = static_cast<size_t>(end - m_buf.data());
     m_records += records;
     m_lastTime = lastTime;
-    m_payloads[(kind - packed::kFirstAgentKind) & 15].data = lastPayload;
+    newestPayload(kind).data = lastPayload;
 }
 
 unsigned char* BlockPacker::openWords(size_t most) {
@@ -284,25 +350,37 @@ int BlockUnpacker::slotDef(const unsigned char* p, size_t n, size_t& pos) {
 
 int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
                            std::string_view& out) {
-    Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
+    const unsigned k = (kind - kFirstAgentKind) & 15;
+    uint32_t& order = m_order[k];
     uint64_t v = 0;
-    const int r = getVarint(p, n, pos, v);
+    int r = getVarint(p, n, pos, v);
     if (r <= 0) return r;
+    unsigned rank = 0;
+    if (v == kOlderPayload) {  // against an older kept payload: its rank, then the form
+        if (pos >= n) return 0;
+        rank = p[pos++];
+        if (rank == 0 || rank >= kKeptPayloads) return -1;
+        if ((r = getVarint(p, n, pos, v)) <= 0) return r;
+        if ((v & 1) == 0) return -1;  // bytes written out are never against a kept payload
+    }
     if ((v & 1) == 0) {
         std::string_view literal;  // a local, as in string()
         const int taken = takeBytes(p, n, pos, v >> 1, literal);
-        if (taken > 0) {
-            last.view = literal;
-            last.inWords = false;
+        if (taken > 0) {  // it takes the place of the oldest kept payload
+            order = toFront(order, kKeptPayloads - 1);
+            Payload& kept = m_payloads[k][entryAt(order, 0)];
+            kept.view = literal;
+            kept.inWords = false;
             out = literal;
         }
         return taken;
     }
+    Payload& last = m_payloads[k][entryAt(order, rank)];
     if (v == kEndDifference) {  // word 0 alone, as a difference from the record's time
         uint64_t difference = 0;
         const int taken = getVarint(p, n, pos, difference);
         if (taken <= 0) return taken;
-        if (last.view.size() < 8) return -1;  // no payload of the kind before in the block
+        if (last.view.size() < 8) return -1;  // no such payload of the kind before in the block
         if (!last.inWords) {
             last.words.assign(last.view);
             last.inWords = true;
@@ -312,6 +390,7 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
         const std::string_view view(last.words.data(), last.words.size());
         last.view = view;
         out = view;
+        order = toFront(order, rank);
         return 1;
     }
     const uint64_t words = v >> 1;
@@ -324,12 +403,24 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     if (words < 64 && (bits >> words) != 0) return -1;  // no such word
     const size_t changed = countBits(bits);
     if (8 * changed > n - pos - maskBytes) return 0;
-    if (!last.inWords) {
+    // The same call again (word 0 alone changed, or none) is rebuilt in its kept payload's
+    // place; another one in the oldest's, besides it (as the packer keeps them).
+    Payload* into = &last;
+    if (bits <= 1) {
+        order = toFront(order, rank);
+    } else {
+        order = toFront(order, kKeptPayloads - 1);
+        into = &m_payloads[k][entryAt(order, 0)];
+    }
+    if (into != &last) {
+        into->words.assign(last.view);
+        into->inWords = true;
+    } else if (!last.inWords) {
         last.words.assign(last.view);
         last.inWords = true;
     }
     // Only the changed words, lowest first; a loop over every word mispredicts its branch.
-    char* const base = last.words.data();
+    char* const base = into->words.data();
     const unsigned char* value = p + pos + maskBytes;
     for (; bits != 0; bits &= bits - 1) {
         std::memcpy(base + 8 * static_cast<size_t>(__builtin_ctzll(bits)), value, 8);
@@ -337,8 +428,8 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     }
     pos += maskBytes + 8 * changed;
     // Both views stored from registers: reading back one just stored would stall on the stores.
-    const std::string_view view(base, last.words.size());
-    last.view = view;
+    const std::string_view view(base, into->words.size());
+    into->view = view;
     out = view;
     return 1;
 }

@@ -43,7 +43,13 @@ namespace perfmarker::record {
 //            except those set in the bit mask that follows (one bit per word, (words + 7) / 8
 //            bytes), whose new values follow in order; and v = 1 says: the block's previous
 //            payload of the same kind but for word 0, which is the record's time plus the
-//            varint that follows: an API call's end time, mostly one byte)
+//            varint that follows: an API call's end time, mostly one byte; and v = 0 says: a
+//            byte follows, the rank r (1 to kKeptPayloads - 1) of a payload of the kind kept
+//            before the last one, and an odd v as above, against that payload instead)
+// The kept payloads of a kind are its last kKeptPayloads ones in the block, the most recent
+// first. Each payload becomes the most recent: one whose word 0 alone changed (or none), the
+// same call again, in the place of the payload it was written against; any other in the place
+// of the oldest. A loop that calls several APIs finds each call's previous one among them.
 // The coding is here, inline, so that packing a chunk (the writer) and unpacking a block
 // (finalize, the merge) are each one loop in their caller.
 namespace packed {
@@ -135,6 +141,24 @@ inline constexpr unsigned char payloadTag(uint32_t kind) {
 }
 // The payload's varint that says: word 0 alone, as a difference from the record's time.
 inline constexpr unsigned char kEndDifference = 1;
+// The payloads of each agent kind a block keeps to write the next one against; the payload's
+// varint that says a rank follows (an empty payload is never written, so 0 is free).
+inline constexpr unsigned kKeptPayloads = 8;
+inline constexpr unsigned char kOlderPayload = 0;
+// The order of a kind's kept payloads, most recent first: rank r's entry in bits 4r to 4r + 3.
+inline constexpr uint32_t kFirstOrder = 0x76543210;
+inline constexpr unsigned entryAt(uint32_t order, unsigned rank) {
+    return (order >> (4 * rank)) & 0xf;
+}
+// `order` with the entry at `rank` made the most recent, the ones before it a rank older.
+inline constexpr uint32_t toFront(uint32_t order, unsigned rank) {
+    const uint64_t below = (uint64_t{1} << (4 * rank)) - 1;  // ranks 0 to rank - 1
+    const uint64_t through = (uint64_t{1} << (4 * rank + 4)) - 1;
+    return static_cast<uint32_t>((order & ~through) | ((order & below) << 4) |
+                                 entryAt(order, rank));
+}
+static_assert(toFront(kFirstOrder, 0) == kFirstOrder && toFront(kFirstOrder, 3) == 0x76542103 &&
+              toFront(kFirstOrder, 7) == 0x65432107);
 // A payload that is the block's previous one of its kind but for word 0, `first`, at least the
 // record's `time`, as add() writes it after the time: the flag and the difference.
 inline unsigned char* putEndPayload(unsigned char* p, uint64_t time, uint64_t first) {
@@ -213,8 +237,8 @@ private:
     };
     // A string (not a payload) is looked up among the block's and numbered when new.
     unsigned char* putString(unsigned char* p, std::string_view s, Recent& recent);
-    // An agent record's payload: the 8-byte words that differ from the block's previous payload
-    // of the same kind, when that is shorter, else the bytes.
+    // An agent record's payload: the 8-byte words that differ from the kept payload of its kind
+    // that costs the fewest bytes (packed::kKeptPayloads), when that is shorter, else the bytes.
     // `time`: the record's (a first word at least that may be written as the difference).
     unsigned char* putPayload(unsigned char* p, uint32_t kind, std::string_view s, uint64_t time);
 
@@ -252,7 +276,18 @@ private:
         uint32_t size;
         uint32_t generation;  // of another block: none
     };
-    std::array<Payload, 16> m_payloads{};  // the last payload of each agent kind (16-31)
+    // The kept payloads of each agent kind (16-31), and their order (packed::toFront()).
+    std::array<std::array<Payload, packed::kKeptPayloads>, 16> m_payloads{};
+    std::array<uint32_t, 16> m_order{};
+    // Each kept payload's size in the block (0: none, or longer than compared), for
+    // sameSizeEntries(): a bit per entry of kind index `k` of `size`.
+    std::array<std::array<uint16_t, packed::kKeptPayloads>, 16> m_sizes{};
+    uint32_t sameSizeEntries(unsigned k, size_t size) const;
+    void keep(unsigned k, unsigned entry, std::string_view s);
+    Payload& newestPayload(uint32_t kind) {
+        const unsigned k = (kind - packed::kFirstAgentKind) & 15;
+        return m_payloads[k][packed::entryAt(m_order[k], 0)];
+    }
     std::vector<unsigned char> m_buf;
     size_t m_used = 0;
     uint64_t m_lastTime = 0;
@@ -307,14 +342,16 @@ private:
                 std::string_view& out);
 
     std::vector<std::string_view> m_strings;
-    // The last payload of each agent kind in the block; a payload written as changed words is
-    // rebuilt in `words` (valid until the next payload of its kind).
+    // The kept payloads of each agent kind in the block, and their order (packed::toFront());
+    // a payload written as changed words is rebuilt in `words` (valid until its entry is
+    // written again).
     struct Payload {
         std::string_view view;
         std::string words;
         bool inWords = false;
     };
-    std::array<Payload, 16> m_payloads;
+    std::array<std::array<Payload, packed::kKeptPayloads>, 16> m_payloads;
+    std::array<uint32_t, 16> m_order{};
     // The block's previous MarkerBegin's name and group, for kRepeatBegin.
     std::string_view m_beginName, m_beginGroup;
     bool m_beginValid = false;
@@ -389,7 +426,7 @@ void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_vie
     unsigned char* p = putVarint(start + 1, zigzag(time - m_lastTime));
     m_lastTime = time;
     m_run = kNoRun;
-    Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
+    Payload& last = newestPayload(kind);
     const uint64_t first = atp::load8(s.data());
     if (last.generation == m_generation && last.size == s.size() && packsInLine(s.size()) &&
         first != atp::load8(last.data) && first >= time &&
@@ -452,15 +489,22 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
             // loads of views stored in 8-byte halves wait for the stores (a third of finalize's
             // loop, docs/performance.md#where-the-time-goes).
             std::string_view bytes;
-            Payload& last = m_payloads[(kind - kFirstAgentKind) & 15];
-            if (n - pos >= 2 && p[pos] == kEndDifference && p[pos + 1] < 0x80 && last.inWords &&
+            const unsigned k = (kind - kFirstAgentKind) & 15;
+            // An older kept payload's rank before the form (a loop of several calls).
+            const bool older = n - pos >= 4 && p[pos] == kOlderPayload && p[pos + 1] != 0 &&
+                               p[pos + 1] < kKeptPayloads;
+            const unsigned rank = older ? p[pos + 1] : 0;
+            const size_t at = pos + (older ? 2 : 0);
+            Payload& last = m_payloads[k][entryAt(m_order[k], rank)];
+            if (n - at >= 2 && p[at] == kEndDifference && p[at + 1] < 0x80 && last.inWords &&
                 last.view.size() >= 8) {
-                // An API call's end time as a one-byte difference, after one in the block
+                // An API call's end time as a one-byte difference, against a kept payload
                 // already rebuilt in `words`: the word in place, no call (payload() does the
                 // rest).
-                const uint64_t first = m_lastTime + p[pos + 1];
+                const uint64_t first = m_lastTime + p[at + 1];
                 std::memcpy(last.words.data(), &first, sizeof first);
-                pos += 2;
+                m_order[k] = toFront(m_order[k], rank);
+                pos = at + 2;
                 bytes = last.view;
             } else {
                 r = payload(p, n, pos, kind, bytes);
@@ -484,7 +528,10 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
 template <typename Visit>
 uint32_t BlockUnpacker::unpack(const unsigned char* p, size_t n, Visit&& visit, bool* damaged) {
     m_strings.clear();
-    for (Payload& payload : m_payloads) payload.view = {};
+    for (auto& kept : m_payloads) {
+        for (Payload& payload : kept) payload.view = {};
+    }
+    m_order.fill(packed::kFirstOrder);
     m_lastTime = 0;
     m_beginValid = false;
     m_slotsDefined = 0;

@@ -344,11 +344,13 @@ TEST(record_ReadFragment, BadMagicShortOrMissing) {
     expectNotAFragment(dir.path() + "/missing.frag");
 }
 
-// Fragments of the versions before (PMFRAG05: no first payload word as a difference from the
-// time; PMFRAG04: nor repeated Begins or marker words; PMFRAG03: nor payloads as changed words)
-// read as they did; their records are a subset of today's.
+// Fragments of the versions before (PMFRAG06: no payload against an older kept one; PMFRAG05:
+// nor a first payload word as a difference from the time; PMFRAG04: nor repeated Begins or
+// marker words; PMFRAG03: nor payloads as changed words) read as they did; their records are a
+// subset of today's.
 TEST(record_ReadFragment, TheVersionsBeforeStillRead) {
-    for (const char* magic : {kFragmentMagicV5, kFragmentMagicV4, kFragmentMagicV3}) {
+    for (const char* magic :
+         {kFragmentMagicV6, kFragmentMagicV5, kFragmentMagicV4, kFragmentMagicV3}) {
         SCOPED_TRACE(std::string(magic, sizeof kFragmentMagic));
         TempDir dir;
         const std::string path = makeFragment(dir.path(), 10);
