@@ -237,8 +237,9 @@ private:
     };
     // A string (not a payload) is looked up among the block's and numbered when new.
     unsigned char* putString(unsigned char* p, std::string_view s, Recent& recent);
-    // An agent record's payload: the 8-byte words that differ from the kept payload of its kind
-    // that costs the fewest bytes (packed::kKeptPayloads), when that is shorter, else the bytes.
+    // An agent record's payload: the 8-byte words that differ from a kept payload of its kind
+    // and size (packed::kKeptPayloads; which one: putPayload() in packed_block.cpp), when that
+    // is shorter, else the bytes.
     // `time`: the record's (a first word at least that may be written as the difference).
     unsigned char* putPayload(unsigned char* p, uint32_t kind, std::string_view s, uint64_t time);
 
