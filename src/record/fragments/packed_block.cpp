@@ -98,6 +98,7 @@ void BlockPacker::begin(size_t headroom) {
     m_run = kNoRun;
     m_slotsDefined = 0;
     m_order.fill(kFirstOrder);
+    m_sameCallRank.fill(0);
     for (auto& sizes : m_sizes) sizes.fill(0);
     if (++m_generation == 0) {  // after 2^32 blocks: forget every slot for real
         for (Slot& s : m_slots) s.generation = 0;
@@ -205,6 +206,7 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
             // The same call again (its end time alone changed) replaces the payload it was
             // written against; another is kept besides it, in the place of the oldest.
             if (bestBits <= 1) {
+                m_sameCallRank[k] = static_cast<uint8_t>(bestRank);
                 order = toFront(order, bestRank);
                 m_payloads[k][entryAt(order, 0)].data = s.data();
             } else {

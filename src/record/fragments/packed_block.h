@@ -284,6 +284,9 @@ private:
     // sameSizeEntries(): a bit per entry of kind index `k` of `size`.
     std::array<std::array<uint16_t, packed::kKeptPayloads>, 16> m_sizes{};
     uint32_t sameSizeEntries(unsigned k, size_t size) const;
+    // The rank at which each kind's last payload written as the same call again found the
+    // payload it was written against: where addPayloadRecord() looks after rank 0.
+    std::array<uint8_t, 16> m_sameCallRank{};
     void keep(unsigned k, unsigned entry, std::string_view s);
     Payload& newestPayload(uint32_t kind) {
         const unsigned k = (kind - packed::kFirstAgentKind) & 15;
@@ -427,13 +430,29 @@ void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_vie
     unsigned char* p = putVarint(start + 1, zigzag(time - m_lastTime));
     m_lastTime = time;
     m_run = kNoRun;
-    Payload& last = newestPayload(kind);
+    // The same call again, its end time alone changed: against the last payload of the kind,
+    // or against the one at the rank where the kind's last call found its own (a loop of
+    // several calls), as putPayload() would write it (that payload is the only kept one of its
+    // words after word 0).
+    const unsigned k = (kind - kFirstAgentKind) & 15;
     const uint64_t first = atp::load8(s.data());
-    if (last.generation == m_generation && last.size == s.size() && packsInLine(s.size()) &&
-        first != atp::load8(last.data) && first >= time &&
-        sameAfterFirstWord(s.data(), last.data, s.size())) {
+    const auto sameCall = [&](const Payload& kept) __attribute__((always_inline)) {
+        return kept.generation == m_generation && kept.size == s.size() && packsInLine(s.size()) &&
+               first != atp::load8(kept.data) && first >= time &&
+               sameAfterFirstWord(s.data(), kept.data, s.size());
+    };
+    Payload& last = m_payloads[k][entryAt(m_order[k], 0)];
+    const unsigned hint = m_sameCallRank[k];
+    Payload& hinted = m_payloads[k][entryAt(m_order[k], hint)];
+    if (sameCall(last)) {
         p = putEndPayload(p, time, first);
         last.data = s.data();
+    } else if (hint != 0 && sameCall(hinted)) {
+        *p++ = kOlderPayload;
+        *p++ = static_cast<unsigned char>(hint);
+        p = putEndPayload(p, time, first);
+        m_order[k] = toFront(m_order[k], hint);
+        hinted.data = s.data();
     } else {
         p = putPayload(p, kind, s, time);
     }

@@ -579,10 +579,11 @@ std::vector<size_t> costsOf(const std::vector<Rec>& records) {
 
 // A loop that calls several APIs (a launch loop: arguments set, then the kernel enqueued): each
 // call is written against its own previous one among the kind's kept payloads, wherever it is
-// in the loop. A call whose end time alone changed costs its tag, its time, the rank and the
-// difference; one that also changed an argument costs its changed words and is kept besides
-// the one it was written against, which stays for the next round. With more distinct calls
-// than the kind keeps, calls are written against others or out, and come back all the same.
+// in the loop, by add() and by the writer's in-line path alike. A call whose end time alone changed
+// costs its tag, its time, the rank and the difference; one that also changed an argument costs its
+// changed words and is kept besides the one it was written against, which stays for the next round.
+// With more distinct calls than the kind keeps, calls are written against others or out, and come
+// back all the same.
 TEST(record_PackedBlock, EachCallOfALoopIsWrittenAgainstItsOwnPreviousOne) {
     for (const size_t calls : {size_t{1}, size_t{4}, size_t{8}, size_t{9}, size_t{12}}) {
         SCOPED_TRACE(std::to_string(calls) + " calls a round");
@@ -605,6 +606,10 @@ TEST(record_PackedBlock, EachCallOfALoopIsWrittenAgainstItsOwnPreviousOne) {
         bool damaged = true;
         EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records);
         EXPECT_FALSE(damaged);
+        // The writer's in-line path (the last payload, then the rank where the kind's last call
+        // found its own) writes add()'s bytes.
+        BlockPacker inLine;
+        EXPECT_EQ(packInLine(inLine, records), bytes);
         const std::vector<size_t> costs = costsOf(records);
         size_t written = 0;  // every payload written out: its tag, time, size and bytes
         for (size_t i = 0; i < records.size(); ++i) written += 2 + 1 + records[i].s0.size();
