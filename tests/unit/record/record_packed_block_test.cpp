@@ -8,49 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "packed_block_support.h"
 #include "record/fragments/packed_block.h"
 
 namespace perfmarker::record {
 namespace {
 
-struct Rec {
-    uint64_t time;
-    RecordKind kind;
-    std::string s0, s1, s2;
-    bool operator==(const Rec& o) const {
-        return time == o.time && kind == o.kind && s0 == o.s0 && s1 == o.s1 && s2 == o.s2;
-    }
-};
-
-std::vector<unsigned char> pack(const std::vector<Rec>& records) {
-    BlockPacker packer;
-    packer.begin();
-    for (const Rec& r : records) {
-        RecordView v;
-        v.time = r.time;
-        v.kind = r.kind;
-        v.str0 = r.s0;
-        v.str1 = r.s1;
-        v.str2 = r.s2;
-        packer.add(v);
-    }
-    EXPECT_EQ(packer.records(), records.size());
-    return std::vector<unsigned char>(packer.data(), packer.data() + packer.size());
-}
-
-std::vector<Rec> unpack(const std::vector<unsigned char>& bytes, size_t n, bool* damaged) {
-    std::vector<Rec> out;
-    BlockUnpacker unpacker;
-    const uint32_t count = unpacker.unpack(
-        bytes.data(), n,
-        [&](const RecordView& r) {
-            out.push_back(
-                {r.time, r.kind, std::string(r.str0), std::string(r.str1), std::string(r.str2)});
-        },
-        damaged);
-    EXPECT_EQ(count, out.size());
-    return out;
-}
+using namespace packed_test;
 
 TEST(record_PackedBlock, RecordsComeBackAsTheyWentIn) {
     const std::string payload("\x00\x01\x02\xff binary", 11);
@@ -283,16 +247,6 @@ TEST(record_PackedBlock, DamagedBytesStopTheReading) {
     EXPECT_TRUE(damaged);
 }
 
-// `words` 8-byte words: word i is `base + i`, and word `changed` (if any) is `value` instead.
-std::string payloadOf(size_t words, uint64_t base, size_t changed = SIZE_MAX, uint64_t value = 0) {
-    std::string out(words * 8, '\0');
-    for (size_t i = 0; i < words; ++i) {
-        const uint64_t w = i == changed ? value : base + i;
-        std::memcpy(&out[8 * i], &w, 8);
-    }
-    return out;
-}
-
 // An agent's calls repeat most of their payload (the API, its handles and sizes): a payload
 // the size of the one before of its kind is written as the words that changed, kinds apart.
 TEST(record_PackedBlock, PayloadsLikeTheOneBeforeAreTheirChangedWords) {
@@ -475,14 +429,6 @@ TEST(record_PackedBlock, ALoopsEndTimesComeBackFromOneUnpacker) {
 // its payload's word 0 changed: the bytes are add()'s, whatever word or byte changed, however
 // long the payload (3 to 64 words, the most compared, and 65), an end time before or after the
 // call's time, kinds apart, and block after block.
-std::vector<unsigned char> packInLine(BlockPacker& packer, const std::vector<Rec>& records) {
-    packer.begin();
-    for (const Rec& r : records) {
-        packer.addPayloadRecord(static_cast<uint32_t>(r.kind), r.time, r.s0);
-    }
-    return std::vector<unsigned char>(packer.data(), packer.data() + packer.size());
-}
-
 TEST(record_PackedBlock, APayloadPackedInLineIsWhatAddWrites) {
     BlockPacker packer;
     size_t inLine = 0;
@@ -558,118 +504,6 @@ TEST(record_PackedBlock, ChangedWordsWithoutTheirPayloadAreDamage) {
         EXPECT_TRUE(damaged);
         EXPECT_EQ(got.size(), c.bytes == noBase ? 0u : 1u);
     }
-}
-
-// What each record of `records` adds to the block, packed one after the other.
-std::vector<size_t> costsOf(const std::vector<Rec>& records) {
-    BlockPacker packer;
-    packer.begin();
-    std::vector<size_t> costs;
-    for (const Rec& r : records) {
-        RecordView v;
-        v.time = r.time;
-        v.kind = r.kind;
-        v.str0 = r.s0;
-        const size_t before = packer.size();
-        packer.add(v);
-        costs.push_back(packer.size() - before);
-    }
-    return costs;
-}
-
-// A loop that calls several APIs (a launch loop: arguments set, then the kernel enqueued): each
-// call is written against its own previous one among the kind's kept payloads, wherever it is
-// in the loop, by add() and by the writer's in-line path alike. A call whose end time alone changed
-// costs its tag, its time, the rank and the difference; one that also changed an argument costs its
-// changed words and is kept besides the one it was written against, which stays for the next round.
-// With more distinct calls than the kind keeps, calls are written against others or out, and come
-// back all the same.
-TEST(record_PackedBlock, EachCallOfALoopIsWrittenAgainstItsOwnPreviousOne) {
-    for (const size_t calls : {size_t{1}, size_t{4}, size_t{8}, size_t{9}, size_t{12}}) {
-        SCOPED_TRACE(std::to_string(calls) + " calls a round");
-        std::vector<Rec> records;
-        uint64_t time = 1000;
-        for (uint64_t round = 0; round < 40; ++round) {
-            for (size_t c = 0; c < calls; ++c) {
-                time += 40;
-                // Calls 0 and 1 differ in every word but their size; call 2 changes word 3 (an
-                // argument's value) every round; call 3 is longer.
-                std::string payload = payloadOf(c == 3 ? 15 : 10, 100 * c, 3, c == 2 ? round : 9);
-                const uint64_t end = time + 20;
-                std::memcpy(&payload[0], &end, sizeof end);
-                records.push_back({time, RecordKind::ApiCall, payload, "", ""});
-            }
-            // Another kind between the rounds keeps payloads of its own.
-            records.push_back({time + 1, RecordKind::DeviceTimes, payloadOf(6, round), "", ""});
-        }
-        const auto bytes = pack(records);
-        bool damaged = true;
-        EXPECT_EQ(unpack(bytes, bytes.size(), &damaged), records);
-        EXPECT_FALSE(damaged);
-        // The writer's in-line path (the last payload, then the rank where the kind's last call
-        // found its own) writes add()'s bytes.
-        BlockPacker inLine;
-        EXPECT_EQ(packInLine(inLine, records), bytes);
-        const std::vector<size_t> costs = costsOf(records);
-        size_t written = 0;  // every payload written out: its tag, time, size and bytes
-        for (size_t i = 0; i < records.size(); ++i) written += 2 + 1 + records[i].s0.size();
-        EXPECT_LT(bytes.size(), written);
-        if (calls > packed::kKeptPayloads) continue;
-        for (size_t i = calls + 1; i < records.size(); ++i) {
-            if (records[i].kind != RecordKind::ApiCall) continue;
-            const size_t c = i % (calls + 1);
-            // Tag 1, time 1; the rank 2 (none where the call is its own previous one); then
-            // the flag and a 1-byte difference, or the form, the 2-byte mask and two words.
-            const size_t rank = calls == 1 ? 0 : 2;
-            EXPECT_EQ(costs[i], 2 + rank + (c == 2 ? 1 + 2 + 16 : 2)) << i;
-        }
-    }
-}
-
-// An older kept payload named where none is: the rank 0 (the last payload needs none), a rank
-// past the kept ones, a rank with no payload kept there, bytes written out after a rank; and a
-// record cut after the rank's flag.
-TEST(record_PackedBlock, ARankWithoutItsKeptPayloadIsDamage) {
-    const std::vector<unsigned char> first = {0x10 | 0x20, 0x00, 0x10, 1, 2, 3, 4, 5, 6, 7, 8};
-    const auto withSecond = [&first](std::vector<unsigned char> form) {
-        std::vector<unsigned char> bytes = first;        // an ApiCall of one word, written out
-        bytes.insert(bytes.end(), {0x10 | 0x20, 0x02});  // ApiCall with str0, time + 1
-        bytes.insert(bytes.end(), form.begin(), form.end());
-        return bytes;
-    };
-    struct Case {
-        const char* what;
-        std::vector<unsigned char> bytes;
-        bool damage;
-    };
-    const Case cases[] = {
-        {"rank 0", withSecond({0x00, 0x00, 0x01, 0x05}), true},
-        {"a rank past the kept payloads",
-         withSecond({0x00, static_cast<unsigned char>(packed::kKeptPayloads), 0x01, 0x05}), true},
-        {"a rank with no payload kept", withSecond({0x00, 0x01, 0x01, 0x05}), true},
-        {"bytes written out after a rank", withSecond({0x00, 0x01, 0x10, 1, 2, 3, 4, 5, 6, 7, 8}),
-         true},
-        {"cut after the flag", withSecond({0x00}), false},
-        {"cut after the rank", withSecond({0x00, 0x01}), false},
-    };
-    for (const Case& c : cases) {
-        SCOPED_TRACE(c.what);
-        bool damaged = !c.damage;
-        const auto got = unpack(c.bytes, c.bytes.size(), &damaged);
-        EXPECT_EQ(damaged, c.damage);
-        ASSERT_EQ(got.size(), 1u);  // the first record
-        EXPECT_EQ(got[0].s0, std::string("\x01\x02\x03\x04\x05\x06\x07\x08", 8));
-    }
-    // Two payloads kept: rank 1 names the first, and the record comes back from it.
-    std::vector<unsigned char> two = first;
-    two.insert(two.end(), {0x10 | 0x20, 0x02, 0x10, 9, 9, 9, 9, 9, 9, 9, 9});
-    two.insert(two.end(), {0x10 | 0x20, 0x02, 0x00, 0x01, 0x01, 0x05});
-    bool damaged = true;
-    const auto got = unpack(two, two.size(), &damaged);
-    EXPECT_FALSE(damaged);
-    ASSERT_EQ(got.size(), 3u);
-    const uint64_t end = got[2].time + 5;
-    EXPECT_EQ(got[2].s0, std::string(reinterpret_cast<const char*>(&end), 8));
 }
 
 }  // namespace
