@@ -134,7 +134,9 @@ unsigned char* BlockPacker::putString(unsigned char* p, std::string_view s, Rece
     return p + s.size();
 }
 
-void BlockPacker::keep(unsigned k, unsigned entry, std::string_view s) {
+void BlockPacker::keepNewest(unsigned k, std::string_view s) {
+    m_order[k] = toFront(m_order[k], kKeptPayloads - 1);
+    const unsigned entry = entryAt(m_order[k], 0);
     m_payloads[k][entry] = Payload{s.data(), static_cast<uint32_t>(s.size()), m_generation};
     m_sizes[k][entry] = static_cast<uint16_t>(s.size() <= 8 * kMaxDeltaWords ? s.size() : 0);
 }
@@ -154,7 +156,7 @@ uint32_t BlockPacker::sameSizeEntries(unsigned k, size_t size) const {
 
 unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::string_view s,
                                        uint64_t time) {
-    const unsigned k = (kind - kFirstAgentKind) & 15;
+    const unsigned k = kindIndex(kind);
     uint32_t& order = m_order[k];
     const size_t words = s.size() / 8;
     if (s.size() % 8 == 0 && words <= kMaxDeltaWords) {
@@ -210,8 +212,7 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
                 order = toFront(order, bestRank);
                 m_payloads[k][entryAt(order, 0)].data = s.data();
             } else {
-                order = toFront(order, kKeptPayloads - 1);
-                keep(k, entryAt(order, 0), s);
+                keepNewest(k, s);
             }
             if (bestBits == 1 && first >= time) return putEndPayload(p, time, first);
             p = putVarint(p, (uint64_t{words} << 1) | 1);
@@ -227,9 +228,7 @@ unsigned char* BlockPacker::putPayload(unsigned char* p, uint32_t kind, std::str
             return p;
         }
     }
-    // Written out: it takes the place of the oldest kept payload.
-    order = toFront(order, kKeptPayloads - 1);
-    keep(k, entryAt(order, 0), s);
+    keepNewest(k, s);  // written out
     p = putVarint(p, uint64_t{s.size()} << 1);
     std::memcpy(p, s.data(), s.size());
     return p + s.size();
@@ -350,9 +349,14 @@ int BlockUnpacker::slotDef(const unsigned char* p, size_t n, size_t& pos) {
     return 1;
 }
 
+BlockUnpacker::Payload& BlockUnpacker::oldestToFront(unsigned k) {
+    m_order[k] = toFront(m_order[k], kKeptPayloads - 1);
+    return m_payloads[k][entryAt(m_order[k], 0)];
+}
+
 int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32_t kind,
                            std::string_view& out) {
-    const unsigned k = (kind - kFirstAgentKind) & 15;
+    const unsigned k = kindIndex(kind);
     uint32_t& order = m_order[k];
     uint64_t v = 0;
     int r = getVarint(p, n, pos, v);
@@ -369,8 +373,7 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
         std::string_view literal;  // a local, as in string()
         const int taken = takeBytes(p, n, pos, v >> 1, literal);
         if (taken > 0) {  // it takes the place of the oldest kept payload
-            order = toFront(order, kKeptPayloads - 1);
-            Payload& kept = m_payloads[k][entryAt(order, 0)];
+            Payload& kept = oldestToFront(k);
             kept.view = literal;
             kept.inWords = false;
             out = literal;
@@ -411,8 +414,7 @@ int BlockUnpacker::payload(const unsigned char* p, size_t n, size_t& pos, uint32
     if (bits <= 1) {
         order = toFront(order, rank);
     } else {
-        order = toFront(order, kKeptPayloads - 1);
-        into = &m_payloads[k][entryAt(order, 0)];
+        into = &oldestToFront(k);
     }
     if (into != &last) {
         into->words.assign(last.view);

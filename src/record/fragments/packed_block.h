@@ -145,6 +145,8 @@ inline constexpr unsigned char kEndDifference = 1;
 // varint that says a rank follows (an empty payload is never written, so 0 is free).
 inline constexpr unsigned kKeptPayloads = 8;
 inline constexpr unsigned char kOlderPayload = 0;
+// The index of an agent kind (16-31) among the kinds' kept payloads.
+inline constexpr unsigned kindIndex(uint32_t kind) { return (kind - kFirstAgentKind) & 15; }
 // The order of a kind's kept payloads, most recent first: rank r's entry in bits 4r to 4r + 3.
 inline constexpr uint32_t kFirstOrder = 0x76543210;
 inline constexpr unsigned entryAt(uint32_t order, unsigned rank) {
@@ -287,9 +289,11 @@ private:
     // The rank at which each kind's last payload written as the same call again found the
     // payload it was written against: where addPayloadRecord() looks after rank 0.
     std::array<uint8_t, 16> m_sameCallRank{};
-    void keep(unsigned k, unsigned entry, std::string_view s);
+    // `s` kept as the most recent payload of kind index `k`, besides the others, in the place
+    // of the oldest.
+    void keepNewest(unsigned k, std::string_view s);
     Payload& newestPayload(uint32_t kind) {
-        const unsigned k = (kind - packed::kFirstAgentKind) & 15;
+        const unsigned k = packed::kindIndex(kind);
         return m_payloads[k][packed::entryAt(m_order[k], 0)];
     }
     std::vector<unsigned char> m_buf;
@@ -356,6 +360,9 @@ private:
     };
     std::array<std::array<Payload, packed::kKeptPayloads>, 16> m_payloads;
     std::array<uint32_t, 16> m_order{};
+    // The oldest kept payload of kind index `k`, made the most recent: where a payload kept
+    // besides the others goes (as BlockPacker::keepNewest()).
+    Payload& oldestToFront(unsigned k);
     // The block's previous MarkerBegin's name and group, for kRepeatBegin.
     std::string_view m_beginName, m_beginGroup;
     bool m_beginValid = false;
@@ -434,7 +441,7 @@ void BlockPacker::addPayloadRecord(uint32_t kind, uint64_t time, std::string_vie
     // or against the one at the rank where the kind's last call found its own (a loop of
     // several calls), as putPayload() would write it (that payload is the only kept one of its
     // words after word 0).
-    const unsigned k = (kind - kFirstAgentKind) & 15;
+    const unsigned k = kindIndex(kind);
     const uint64_t first = atp::load8(s.data());
     const auto sameCall = [&](const Payload& kept) __attribute__((always_inline)) {
         return kept.generation == m_generation && kept.size == s.size() && packsInLine(s.size()) &&
@@ -509,7 +516,7 @@ int BlockUnpacker::next(const unsigned char* p, size_t n, size_t& pos, RecordVie
             // loads of views stored in 8-byte halves wait for the stores (a third of finalize's
             // loop, docs/performance.md#where-the-time-goes).
             std::string_view bytes;
-            const unsigned k = (kind - kFirstAgentKind) & 15;
+            const unsigned k = kindIndex(kind);
             // An older kept payload's rank before the form (a loop of several calls).
             const bool older = n - pos >= 4 && p[pos] == kOlderPayload && p[pos + 1] != 0 &&
                                p[pos + 1] < kKeptPayloads;
